@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+)
+
+// openMigrated connects to DATABASE_URL, creating the database if needed, and
+// applies pending migrations.
+func openMigrated(ctx context.Context) (*sqlx.DB, error) {
+	url := databaseURL()
+	if err := db.EnsureDatabase(ctx, url); err != nil {
+		return nil, err
+	}
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, d); err != nil {
+		_ = d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func runMigrate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ExitOnError)
+	_ = fs.Parse(args)
+	d, err := openMigrated(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fmt.Println("migrations applied")
+	return nil
+}
+
+func runStatus(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ExitOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	_ = fs.Parse(args)
+	d, err := db.Open(ctx, databaseURL())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	live, err := db.LiveSnapshot(ctx, d)
+	if err != nil && !errors.Is(err, db.ErrNoSnapshot) {
+		return err
+	}
+	recent, err := db.RecentSnapshots(ctx, d, 5)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := map[string]any{"recent": recent}
+		if live.ID != 0 {
+			out["live"] = live
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if live.ID == 0 {
+		fmt.Println("live snapshot: none (run 'cnpjgraph import PATH...')")
+	} else {
+		fmt.Printf("live snapshot: #%d, dump %s, reference date %s\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"))
+		if live.FinishedAt != nil {
+			fmt.Printf("  imported %s in %s\n", live.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST"), live.FinishedAt.Sub(live.StartedAt).Round(1e9))
+		}
+		fmt.Printf("  rows:     %s\n", live.RowCounts)
+		fmt.Printf("  rejected: %s\n", live.RejectedRows)
+	}
+	if len(recent) > 0 {
+		fmt.Println("recent imports:")
+		w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "  id\tstate\tdump\tstarted\terror")
+		for _, s := range recent {
+			e := ""
+			if s.Error != nil {
+				e = *s.Error
+			}
+			fmt.Fprintf(w, "  %d\t%s\t%s\t%s\t%s\n", s.ID, s.State, s.DumpMonth, s.StartedAt.UTC().Format("2006-01-02 15:04:05"), e)
+		}
+		_ = w.Flush()
+	}
+	return nil
+}

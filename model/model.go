@@ -1,0 +1,155 @@
+// Package model holds the domain types of the registry: what the service layer
+// returns and what REST and GraphQL present. Field names follow the REST
+// contract, so gqlgen binds the GraphQL schema to them directly.
+package model
+
+import "time"
+
+// Code is an entry of a code table: a numeric id and its text. Text is empty
+// when the registry's own table lacks the code (it happens: motivo 32,
+// qualificação 36, recent país codes).
+type Code struct {
+	ID   int
+	Text string
+}
+
+// Size is the company size (porte).
+type Size struct {
+	ID      int
+	Acronym string
+	Text    string
+}
+
+// Country is a country by its UN M49 code.
+type Country struct {
+	ID   int
+	Name string
+}
+
+// Address of an office.
+type Address struct {
+	Municipality *int // IBGE 7-digit code; nil when unknown (abroad)
+	Street       string
+	Number       string
+	Details      *string
+	District     string
+	City         string
+	State        string
+	Zip          string
+	Country      Country
+}
+
+// Phone number with its area code.
+type Phone struct {
+	Area   string
+	Number string
+}
+
+// Email address with its domain.
+type Email struct {
+	Address string
+	Domain  string
+}
+
+// Special is the "situação especial" of an office; ID is a stable small
+// integer per distinct text.
+type Special struct {
+	ID   int
+	Text string
+}
+
+// Person is a member of a company or the legal representative of one.
+type Person struct {
+	ID      string
+	Type    string // NATURAL, LEGAL, FOREIGN, UNKNOWN
+	Name    string
+	TaxID   *string // masked CPF, CNPJ; nil for foreigners without one
+	Age     *string // band such as "31-40"; nil when unknown
+	Country *Country
+}
+
+// Member is a person's role in a company.
+type Member struct {
+	Root   string // the company the membership belongs to
+	Since  *time.Time
+	Person Person
+	Role   Code
+	Agent  *Agent
+}
+
+// Agent is the legal representative of a member.
+type Agent struct {
+	Person Person
+	Role   Code
+}
+
+// Membership is a person's role in one company, as the person lookup lists it.
+type Membership struct {
+	Since   *time.Time
+	Role    Code
+	Company Company
+}
+
+// Simples is the state of one regime (Simples Nacional or SIMEI).
+type Simples struct {
+	Optant  bool
+	Since   *time.Time
+	History []SimplesPeriod
+}
+
+// SimplesPeriod is one closed or open period of enrolment.
+type SimplesPeriod struct {
+	From  time.Time
+	Until *time.Time
+	Text  string
+}
+
+// SimplesRecord is the Simples lookup's answer for a company.
+type SimplesRecord struct {
+	Updated time.Time
+	Root    string
+	Simples Simples
+	Simei   Simples
+}
+
+// Registration is a state registration (inscrição estadual).
+type Registration struct {
+	State   string
+	Number  string
+	Enabled bool
+}
+
+// Company is the company-level data shared by every office of a root.
+type Company struct {
+	Updated      time.Time
+	Root         string // 8 characters; JSON emits it as a number when numeric
+	Name         string
+	Equity       string // exact decimal, as numeric text ("1061004829.23")
+	Nature       Code
+	Size         *Size
+	Jurisdiction *string
+	Simples      *Simples
+	Simei        *Simples
+	Members      []Member
+}
+
+// Office is an establishment, identified by its 14-character CNPJ.
+type Office struct {
+	Updated        time.Time
+	TaxID          string
+	Root           string
+	Alias          *string
+	Founded        *time.Time
+	Head           bool
+	StatusDate     *time.Time
+	Status         Code
+	Reason         *Code // nil when status is 2 (Ativa)
+	Address        Address
+	Phones         []Phone
+	Emails         []Email
+	MainActivity   Code
+	SideActivities []Code
+	SpecialDate    *time.Time
+	Special        *Special
+	Registrations  []Registration // only when requested
+}
