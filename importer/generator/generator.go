@@ -11,31 +11,34 @@
 // partner that is itself a company can name the head office CNPJ and razão
 // social of company j by recomputing them. Same seed, byte-identical output.
 //
-// Proportions (per company unless stated; measured on 1,000,000 companies):
-//   - natureza: 2135 empresário individual ~46%, 2062 limitada ~30%, 3999
-//     associação 6%, 4120 produtor rural 2%, S.A. ~2%, EIRELI 3%, public
-//     bodies (1xxx, with ente federativo) ~1%, the rest spread.
-//   - offices: ~89% only the head office, ~10% 2 to 5, and "big" companies
-//     (3, plus one per further 250,000 companies, from 1,000 companies on)
-//     with min(1000, N/10) + up to min(4000, N/100) offices. Offices per
-//     company come out ~1.27 (plus the big ones' share).
+// Proportions (measured on 1,000,000 companies: 1,236,972 offices, 520,405
+// partners, 806,454 Simples rows; offices per company ~1.24):
+//   - natureza: 2135 empresário individual ~46%, 2062 limitada ~33%, 3999
+//     associação 6%, EIRELI 3%, 4120 produtor rural 2%, S.A. ~2%, public
+//     bodies (1xxx, with ente federativo) ~1.4%, the rest spread.
+//   - offices: ~91% only the head office, ~9% 2 to 5, and "big" companies
+//     (3, plus one per further 250,000 companies, from 1,000 companies on; one
+//     from 100) with min(1000, N/10) + up to min(4000, N/100) offices each.
+//     CompaniesForOffices inverts this for benchmarks sized in offices.
 //   - one head office in ~2,000 (and company 3 always) has order 0002 and a
-//     closed 0001 branch; ~3% of roots (and company 2) are alphanumeric.
+//     closed 0001 branch; ~3% of roots (and company 2) are alphanumeric, with
+//     base-36 branch orders and start dates from July 2026.
 //   - office status: 02 Ativa ~55%, 08 Baixada ~33%, 04 Inapta ~9%, 03 ~2%,
-//     01 ~1%; motivo 00 when active, unknown motivo 32 on ~1% of the others.
+//     01 ~1%; motivo 00 when active, unknown motivo 32 on ~1% of the others;
+//     ~0.3% of dates null as "", "0" or "00000000".
 //   - ~0.3% of offices abroad (UF EX, município 9707, país, city abroad);
 //     ~0.05% use a município code in no table, some use 1182, absent from TABMUN.
-//   - partners: ~0.4 per office: none for empresários individuais and rural
-//     producers, mostly 1-3 otherwise, one company in 1,000 with 12 to 60.
-//     Of partners ~89% natural persons (15% of them from a shared pool, so the
-//     same name and masked CPF appear in several companies), ~6% legal persons
-//     (the head office of another company of the dump), ~2% foreign companies
-//     (identificador 3, qualificação 37), ~2% foreign individuals
-//     (identificador 2, qualificação 38), 0.5% legacy qualificação 36; ~8%
-//     with a legal representative.
-//   - Simples: ~0.66 rows per office: S since a date (open), N with both dates
+//   - partners: ~0.42 per office: none for empresários individuais and rural
+//     producers, 0-3 for most others, one company in 1,000 (and every big one)
+//     with 12 to 60. Of partners ~74% natural persons, 13% natural persons of
+//     a shared pool (the same name and masked CPF in several companies), 6%
+//     legal persons (the head office of another company of the dump), 2%
+//     foreign companies (identificador 3, qualificação 37), 2% foreign
+//     individuals (identificador 2, qualificação 38), 0.5% legacy qualificação
+//     36, 2% minors represented by a parent; ~7% have a representative.
+//   - Simples: ~0.65 rows per office: S since a date (open), N with both dates
 //     (excluded), MEI S/N for empresários individuais, ~2% empty option.
-//   - unknown codes: ~0.1% CNAE, some países, motivo 32, qualificação 36.
+//   - unknown codes: ~0.1% CNAE, ~0.1% países, motivo 32, qualificação 36.
 package generator
 
 import (
@@ -89,7 +92,15 @@ type SampleOffice struct {
 	Simples      []string   // the Simples row (7 fields), nil if none
 }
 
-// Generate writes the dump described by opts into opts.Out.
+// CompaniesForOffices estimates the Companies giving about offices
+// establishments (within ~1% from 100,000 offices on), for benchmarks that
+// are sized in establishments like the real dump's files.
+func CompaniesForOffices(offices int) int {
+	return max(1, int(float64(offices)/1.2404))
+}
+
+// Generate writes the dump described by opts into opts.Out. Parts is capped
+// at Companies, so a tiny dump has fewer parts.
 func Generate(opts Options) (Summary, error) {
 	if opts.Companies < 1 {
 		return Summary{}, errors.New("generator: Companies must be at least 1")
