@@ -390,7 +390,7 @@ var ageBands = map[string]string{
 }
 
 func (c *Codes) person(r PersonRow) model.Person {
-	p := model.Person{ID: r.ID, Type: r.Type, Name: r.Name, TaxID: nonEmpty(r.TaxID)}
+	p := model.Person{Updated: c.Updated(), ID: r.ID, Type: r.Type, Name: r.Name, TaxID: nonEmpty(r.TaxID)}
 	if band, ok := ageBands[strings.TrimLeft(deref(r.Age), "0")]; ok {
 		p.Age = &band
 	}

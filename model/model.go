@@ -61,6 +61,7 @@ type Special struct {
 
 // Person is a member of a company or the legal representative of one.
 type Person struct {
+	Updated time.Time // when the data was obtained
 	ID      string
 	Type    string // NATURAL, LEGAL, FOREIGN, UNKNOWN
 	Name    string

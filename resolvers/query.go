@@ -88,10 +88,6 @@ func (c *Constraints) Add(rule string) {
 
 // ParseTaxID validates a CNPJ parameter named name.
 func (c *Constraints) ParseTaxID(name, s string) cnpj.CNPJ {
-	if s == "" {
-		c.Add(name + " must not be empty")
-		return ""
-	}
 	id, err := cnpj.Parse(s)
 	if err != nil {
 		c.Add(name + " must be a valid CNPJ")
@@ -104,7 +100,7 @@ func (c *Constraints) ParseTaxID(name, s string) cnpj.CNPJ {
 func (c *Constraints) ParseRoot(name, s string) cnpj.Root {
 	r, err := cnpj.ParseRoot(s)
 	if err != nil {
-		c.Add(name + " must be a company id: 1 to 8 digits, or 8 digits and uppercase letters")
+		c.Add(name + " must be a company id: 1 to 8 digits, or 8 characters of digits and uppercase letters")
 		return ""
 	}
 	return r
