@@ -85,11 +85,10 @@ func (r response) object(t testing.TB) map[string]any {
 // -update. Both sides are re-indented so only content counts.
 func golden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var got bytes.Buffer
-	if err := json.Indent(&got, body, "", "  "); err != nil {
+	got, err := indent(body)
+	if err != nil {
 		t.Fatalf("%s: invalid JSON: %v", name, err)
 	}
-	got.WriteByte('\n')
 	path := filepath.Join("testdata", name+".golden.json")
 	if *update {
 		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
@@ -101,14 +100,25 @@ func golden(t *testing.T, name string, body []byte) {
 	if err != nil {
 		t.Fatalf("%s: %v (run go test ./rest -update)", name, err)
 	}
-	var w bytes.Buffer
-	if err := json.Indent(&w, want, "", "  "); err != nil {
+	w, err := indent(want)
+	if err != nil {
 		t.Fatalf("%s: golden file is invalid JSON: %v", name, err)
 	}
-	w.WriteByte('\n')
 	if !bytes.Equal(w.Bytes(), got.Bytes()) {
 		t.Errorf("%s differs from %s:\n got: %s\nwant: %s", name, path, got.String(), w.String())
 	}
+}
+
+func indent(b []byte) (*bytes.Buffer, error) {
+	var compact, out bytes.Buffer
+	if err := json.Compact(&compact, b); err != nil {
+		return nil, err
+	}
+	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return &out, nil
 }
 
 // path walks a decoded JSON value: keys for objects, ints for arrays.
