@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -154,3 +155,7 @@ func has(v any, key string) bool {
 	_, ok = m[key]
 	return ok
 }
+
+func jsonNumber(n int) json.Number { return json.Number(itoa(n)) }
+
+func unescapePath(s string) (string, error) { return url.PathUnescape(s) }
