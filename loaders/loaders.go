@@ -42,22 +42,26 @@ type Store interface {
 	SimplesPeriods(ctx context.Context, roots []string) (map[string]db.SimplesHistory, error)
 }
 
-// New returns fresh loaders over store.
-func New(store Store) *Loaders {
+// New returns fresh loaders over store that wait Wait for a batch.
+func New(store Store) *Loaders { return NewWithWait(store, Wait) }
+
+// NewWithWait returns fresh loaders with another batch window: tests use a
+// long one so that batch counts do not depend on scheduling.
+func NewWithWait(store Store, wait time.Duration) *Loaders {
 	return &Loaders{
-		Offices:        one(store.Offices, "office"),
-		Companies:      one(store.Companies, "company"),
-		CompanyOffices: many(store.CompanyOffices),
-		Members:        many(store.Members),
-		Persons:        one(store.Persons, "person"),
-		Memberships:    many(store.Memberships),
-		SimplesHistory: many(store.SimplesPeriods),
+		Offices:        one(store.Offices, "office", wait),
+		Companies:      one(store.Companies, "company", wait),
+		CompanyOffices: many(store.CompanyOffices, wait),
+		Members:        many(store.Members, wait),
+		Persons:        one(store.Persons, "person", wait),
+		Memberships:    many(store.Memberships, wait),
+		SimplesHistory: many(store.SimplesPeriods, wait),
 	}
 }
 
 // one builds a loader for a 1:1 relation: a key without a row gets a typed
 // not-found error.
-func one[V any](fetch func(context.Context, []string) (map[string]V, error), what string) *dataloader.Loader[string, V] {
+func one[V any](fetch func(context.Context, []string) (map[string]V, error), what string, wait time.Duration) *dataloader.Loader[string, V] {
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[V] {
 		found, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[V], len(keys))
@@ -73,12 +77,12 @@ func one[V any](fetch func(context.Context, []string) (map[string]V, error), wha
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, options[V]()...)
+	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
 }
 
 // many builds a loader for a 1:N relation (or a value that defaults to its
 // zero): a key without rows gets the zero value, never an error.
-func many[V any](fetch func(context.Context, []string) (map[string]V, error)) *dataloader.Loader[string, V] {
+func many[V any](fetch func(context.Context, []string) (map[string]V, error), wait time.Duration) *dataloader.Loader[string, V] {
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[V] {
 		found, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[V], len(keys))
@@ -91,12 +95,12 @@ func many[V any](fetch func(context.Context, []string) (map[string]V, error)) *d
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, options[V]()...)
+	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
 }
 
-func options[V any]() []dataloader.Option[string, V] {
+func options[V any](wait time.Duration) []dataloader.Option[string, V] {
 	return []dataloader.Option[string, V]{
-		dataloader.WithWait[string, V](Wait),
+		dataloader.WithWait[string, V](wait),
 		// A batch for a huge GraphQL list is split so one statement's
 		// array parameter stays reasonable.
 		dataloader.WithBatchCapacity[string, V](1000),

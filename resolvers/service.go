@@ -131,6 +131,9 @@ func (s *Service) registryRecord(ctx context.Context, taxID cnpj.CNPJ, cq CacheQ
 		return model.Office{}, err
 	}
 	if !cached {
+		if online.Company == nil {
+			online.Company = &model.Company{Root: string(taxID.Root())}
+		}
 		return online, nil
 	}
 	// Both loads start before either is awaited: they go out concurrently,

@@ -51,7 +51,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"/office/%00", []string{invalid}},
 		{"/office/%zz", []string{invalid}},
 		{"/office/%EF%BC%93%EF%BC%93683111000280", []string{invalid}}, // fullwidth digits
-		{"/office/%D9%A33683111000280", []string{invalid}},             // Arabic-Indic digit
+		{"/office/%D9%A33683111000280", []string{invalid}},            // Arabic-Indic digit
 		{"/office/" + huge, []string{invalid}},
 		{"/office/-3683111000280", []string{invalid}},
 		// Office query parameters.
