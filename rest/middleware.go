@@ -121,7 +121,7 @@ func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
 				if p == nil {
 					return
 				}
-				if p == http.ErrAbortHandler {
+				if p == http.ErrAbortHandler { //nolint:errorlint // recover() returns the value as panicked, unwrapped
 					panic(p)
 				}
 				log.ErrorContext(r.Context(), "panic", slog.String("request_id", RequestID(r.Context())),

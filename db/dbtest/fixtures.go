@@ -67,7 +67,7 @@ type Person struct {
 // ID is the person's deterministic id.
 func (p Person) ID() string { return cnpj.PersonID(cnpj.PersonType(p.Type), p.TaxID, p.Name) }
 
-// The SERPRO sample's members, in dump order.
+// SerproMembers are the SERPRO sample's members, in dump order.
 var SerproMembers = []struct {
 	Person Person
 	Role   string
