@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/importer"
+	"github.com/cnpjgraph/cnpjgraph/importer/generator"
+)
+
+func init() { commands["dev"] = runDev }
+
+// runDev is `make run`: the embedded default on a fresh machine. It migrates,
+// generates a sample dump (once), imports it when nothing is served yet,
+// creates a development account, prints its key, and serves.
+func runDev(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ExitOnError)
+	dir := fs.String("sample", env("SAMPLE_DIR", ".data/sample"), "where the generated sample dump lives")
+	companies := fs.Int("companies", envInt("SAMPLE_COMPANIES", 2000), "companies in the generated sample")
+	reimport := fs.Bool("reimport", false, "import the sample even when a snapshot is already served")
+	_ = fs.Parse(args)
+
+	d, err := openMigrated(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	if _, err := os.Stat(filepath.Join(*dir, "Estabelecimentos0.zip")); err != nil {
+		fmt.Printf("dev: generating a sample dump of %d companies in %s\n", *companies, *dir)
+		if _, err := generator.Generate(generator.Options{Companies: *companies, Out: *dir, Seed: 1}); err != nil {
+			return fmt.Errorf("generate sample: %w", err)
+		}
+	}
+	_, err = db.LiveSnapshot(ctx, d)
+	switch {
+	case errors.Is(err, db.ErrNoSnapshot) || (err == nil && *reimport):
+		fmt.Printf("dev: importing %s\n", *dir)
+		start := time.Now()
+		snap, err := importer.Import(ctx, d, importer.Options{
+			Paths:    []string{*dir},
+			Progress: os.Stderr,
+			Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
+		if err != nil {
+			return fmt.Errorf("import sample: %w", err)
+		}
+		fmt.Printf("dev: snapshot #%d imported in %s\n", snap.ID, time.Since(start).Round(time.Millisecond))
+	case err != nil:
+		return err
+	default:
+		fmt.Println("dev: a snapshot is already served (use --reimport to import the sample again)")
+	}
+	return runServe(ctx, nil)
+}
