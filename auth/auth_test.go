@@ -366,7 +366,7 @@ func TestRefundOnError(t *testing.T) {
 		Cost   int    `db:"cost"`
 		Status int    `db:"status"`
 	}
-	if err := e.db.Select(&rows, `SELECT route, cost, status FROM usage WHERE account_id = $1 ORDER BY id`, a.ID); err != nil {
+	if err := e.db.Select(&rows, `SELECT route, cost, status FROM usage WHERE account_id = $1 ORDER BY at`, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprint([]any{"{/rfb 0 503}", "{/rfb/certificate 1 200}"})

@@ -25,6 +25,7 @@ type usageRow struct {
 // write its own row: slower, never lost.
 type ledger struct {
 	db       *sqlx.DB
+	write    func(context.Context, []usageRow) error // copyRows; tests swap it
 	interval time.Duration
 	log      *slog.Logger
 
@@ -38,15 +39,21 @@ type ledger struct {
 }
 
 const (
-	ledgerBatch = 2000
+	ledgerBatch = 5000
+	// ledgerWait is how long a request waits for room in a full buffer
+	// before writing its row itself.
+	ledgerWait = time.Second
 	// ledgerBacklog bounds the rows kept for retry while PostgreSQL fails;
 	// past it rows are discarded with an error in the log.
 	ledgerBacklog = 200_000
 )
 
-func newLedger(d *sqlx.DB, interval time.Duration, buffer int, log *slog.Logger) *ledger {
-	l := &ledger{db: d, interval: interval, log: log,
+func newLedger(d *sqlx.DB, interval time.Duration, buffer int, log *slog.Logger, write func(context.Context, []usageRow) error) *ledger {
+	l := &ledger{db: d, interval: interval, log: log, write: write,
 		rows: make(chan usageRow, buffer), flushes: make(chan chan error), done: make(chan struct{})}
+	if l.write == nil {
+		l.write = l.copyRows
+	}
 	go l.run()
 	return l
 }
@@ -60,9 +67,19 @@ func (l *ledger) record(row usageRow) {
 			return
 		default:
 		}
+		// The buffer is full: wait for the writer (back-pressure; a batch
+		// is far cheaper than a row), but not forever if it is stuck.
+		t := time.NewTimer(ledgerWait)
+		select {
+		case l.rows <- row:
+			t.Stop()
+			l.mu.RUnlock()
+			return
+		case <-t.C:
+		}
 	}
 	l.mu.RUnlock()
-	if err := l.insert(context.Background(), []usageRow{row}); err != nil {
+	if err := l.write(context.Background(), []usageRow{row}); err != nil {
 		l.log.Error("auth: usage ledger: row lost", "account", row.account, "route", row.route, "err", err)
 	}
 }
@@ -72,11 +89,11 @@ func (l *ledger) run() {
 	tick := time.NewTicker(l.interval)
 	defer tick.Stop()
 	var batch []usageRow
-	write := func() error {
+	writeBatch := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := l.insert(context.Background(), batch)
+		err := l.write(context.Background(), batch)
 		if err != nil {
 			l.log.Error("auth: usage ledger: write failed; will retry", "rows", len(batch), "err", err)
 			if len(batch) > ledgerBacklog {
@@ -105,18 +122,18 @@ func (l *ledger) run() {
 		select {
 		case row, ok := <-l.rows:
 			if !ok {
-				l.closeErr = write()
+				l.closeErr = writeBatch()
 				return
 			}
 			batch = append(batch, row)
 			if len(batch) >= ledgerBatch {
-				_ = write()
+				_ = writeBatch()
 			}
 		case reply := <-l.flushes:
 			drain()
-			reply <- write()
+			reply <- writeBatch()
 		case <-tick.C:
-			_ = write()
+			_ = writeBatch()
 		}
 	}
 }
@@ -149,20 +166,33 @@ func (l *ledger) close() error {
 	return l.closeErr
 }
 
-// insert writes rows with one statement over parallel arrays.
-func (l *ledger) insert(ctx context.Context, rows []usageRow) error {
-	accounts := make([]int64, len(rows))
-	routes := make([]string, len(rows))
-	costs := make([]int64, len(rows))
-	statuses := make([]int64, len(rows))
-	ats := make([]string, len(rows))
-	for i, r := range rows {
-		accounts[i], routes[i], costs[i], statuses[i] = r.account, r.route, r.cost, int64(r.status)
-		ats[i] = r.at.UTC().Format(time.RFC3339Nano)
+// copyRows writes rows with COPY, the cheapest way into PostgreSQL per row.
+func (l *ledger) copyRows(ctx context.Context, rows []usageRow) (err error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
 	}
-	_, err := l.db.ExecContext(ctx, `
-		INSERT INTO usage (account_id, route, cost, status, at)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::smallint[], $5::timestamptz[])`,
-		pq.Array(accounts), pq.Array(routes), pq.Array(costs), pq.Array(statuses), pq.Array(ats))
-	return err
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("usage", "account_id", "route", "cost", "status", "at"))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err = stmt.ExecContext(ctx, r.account, r.route, r.cost, r.status, r.at); err != nil {
+			_ = stmt.Close()
+			return err
+		}
+	}
+	if _, err = stmt.ExecContext(ctx); err != nil {
+		_ = stmt.Close()
+		return err
+	}
+	if err = stmt.Close(); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

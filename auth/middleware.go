@@ -77,9 +77,8 @@ func (st *requestState) setRateHeaders(d Decision) {
 }
 
 func setRateHeaders(h http.Header, d Decision) {
-	h["Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
-	h["Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
-	h["Ratelimit-Reset"] = []string{strconv.Itoa(ceilSeconds(d.Reset))}
+	v := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(ceilSeconds(d.Reset))}
+	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 // Middleware authenticates, authorizes, limits and accounts each request:

@@ -54,6 +54,8 @@ type Config struct {
 	LedgerBuffer int
 	Now          func() time.Time // the clock; default time.Now
 	Logger       *slog.Logger
+
+	ledgerWrite func(context.Context, []usageRow) error // tests: where ledger batches go
 }
 
 // ConfigFromEnv reads JWT_SECRET, SIGNING_KEY, REDIS_URL, AUTH_KEY_CACHE_TTL
@@ -164,7 +166,7 @@ func New(ctx context.Context, c Config) (*Service, error) {
 	if buffer <= 0 {
 		buffer = 8192
 	}
-	s.ledger = newLedger(c.DB, interval, buffer, s.log)
+	s.ledger = newLedger(c.DB, interval, buffer, s.log, c.ledgerWrite)
 	return s, nil
 }
 

@@ -42,9 +42,9 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_account ON api_keys (account_id);
 
 -- One row per authenticated request: the route pattern, the credits finally
--- charged (0 when refunded) and the status answered.
+-- charged (0 when refunded) and the status answered. Written on every
+-- request, so it carries a single index, the one its reports read by.
 CREATE TABLE usage (
-    id         bigserial   PRIMARY KEY,
     account_id bigint      NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     route      text        NOT NULL,
     cost       integer     NOT NULL,
