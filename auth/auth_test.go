@@ -245,6 +245,7 @@ func expect(t *testing.T, a answer, status int, message string, fields ...any) {
 const office = "/office/33683111000280"
 
 func TestMissingAndInvalid(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, key := e.account(100, 1000, nil)
 	expect(t, e.get(office, ""), 401, "missing authorization")
@@ -258,6 +259,7 @@ func TestMissingAndInvalid(t *testing.T) {
 }
 
 func TestRevokedKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.KeyCacheTTL = 2 * time.Second })
 	a, key := e.account(100, 1000, nil)
 	expect(t, e.get(office, key), 200, "")
@@ -275,6 +277,7 @@ func TestRevokedKey(t *testing.T) {
 }
 
 func TestSuspendedAccount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(100, 1000, nil)
 	ctx := context.Background()
@@ -291,6 +294,7 @@ func TestSuspendedAccount(t *testing.T) {
 }
 
 func TestRestrictedKeyAndAccount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	a, _ := e.account(100, 1000, nil)
@@ -313,6 +317,7 @@ func TestRestrictedKeyAndAccount(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, key := e.account(100, 3, nil)
 	for i := range 3 {
@@ -336,6 +341,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestNotEnoughCredits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(4, 1000, nil)
 	expect(t, e.get(office+"/street", key), 429, "not enough credits", "required", 10, "remaining", 4)
@@ -348,6 +354,7 @@ func TestNotEnoughCredits(t *testing.T) {
 }
 
 func TestRefundOnError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(10, 1000, nil)
 	expect(t, e.get("/rfb?taxId=33683111000280", key), 503, "rfb data fetching is offline")
@@ -381,6 +388,7 @@ func TestRefundOnError(t *testing.T) {
 }
 
 func TestDailyRefill(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.clock.Add(12*time.Hour - 2*time.Second) // 23:59:58 UTC
 	a, key := e.account(3, 1000, nil)
@@ -414,6 +422,7 @@ func TestDailyRefill(t *testing.T) {
 // 200 concurrent priced requests against 50 credits: exactly 50 succeed,
 // the balance ends at 0, the ledger holds all 200.
 func TestConcurrentDebits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(50, 100000, nil)
 	var (
@@ -459,6 +468,7 @@ func TestConcurrentDebits(t *testing.T) {
 
 // Two instances sharing Redis enforce one per-minute limit between them.
 func TestSharedRateLimit(t *testing.T) {
+	t.Parallel()
 	prefix := fmt.Sprintf("cnpjgraph-test:%d:", time.Now().UnixNano())
 	shared := func(c *Config) { c.RedisURL, c.RedisPrefix = redisURL(), prefix }
 	e := newEnv(t, shared)
@@ -492,6 +502,7 @@ func TestSharedRateLimit(t *testing.T) {
 
 // GraphQL counts and prices a query's lookups before running it.
 func TestReserveAndHold(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(5, 4, nil)
 	post := func(q string) answer { return get(t, e.srv, http.MethodPost, "/graphql?"+q, key) }
@@ -507,6 +518,7 @@ func TestReserveAndHold(t *testing.T) {
 }
 
 func TestEnsureDevAccount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	k1, err := EnsureDevAccount(ctx, e.db)
@@ -531,6 +543,7 @@ func TestEnsureDevAccount(t *testing.T) {
 }
 
 func TestAdministration(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	now := e.clock.Now()
@@ -573,5 +586,92 @@ func TestAdministration(t *testing.T) {
 	}
 	if _, err := ParsePermissions([]string{"write:office"}); err == nil {
 		t.Fatal("unknown permission accepted")
+	}
+}
+
+// Requests refused before the handler are accounted under their route pattern.
+func TestLedgerOfRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, key := e.account(100, 1, nil)
+	ctx := context.Background()
+	_, restricted, _ := AddKey(ctx, e.db, a.ID, "", []string{ReadCompany})
+	expect(t, e.get(office, key), 200, "")
+	expect(t, e.get(office, key), 429, "rate limit exceeded")
+	expect(t, e.get(office, restricted), 403, "not enough privileges")
+	expect(t, e.get(office, ""), 401, "missing authorization") // no account: no row
+	if err := e.svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := e.db.Select(&got, `SELECT route || ' ' || status FROM usage WHERE account_id = $1 ORDER BY at, status`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[/office/{taxId} 200 /office/{taxId} 403 /office/{taxId} 429]" {
+		t.Fatalf("ledger %v", got)
+	}
+}
+
+// A handler that panics after charging is refunded; the panic goes on up.
+func TestPanicRefunds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, key := e.account(10, 1000, nil)
+	h := e.svc.Middleware(nil, testRender)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if err := Charge(r.Context(), 4); err != nil {
+			t.Error(err)
+		}
+		panic("boom")
+	}))
+	req := httptest.NewRequest(http.MethodGet, "/rfb/certificate", nil)
+	req.Header.Set("Authorization", key)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("panic swallowed")
+			}
+		}()
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	if b := e.balance(a.ID); b != 10 {
+		t.Fatalf("balance %d, want 10", b)
+	}
+	if err := Charge(context.Background(), 1); !errors.Is(err, ErrMissing) {
+		t.Fatalf("Charge outside a request: %v", err)
+	}
+}
+
+// A full ledger buffer slows requests down instead of losing rows.
+func TestLedgerBackPressure(t *testing.T) {
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		written int
+	)
+	slow := func(_ context.Context, rows []usageRow) error {
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		written += len(rows)
+		mu.Unlock()
+		return nil
+	}
+	e := newEnv(t, func(c *Config) { c.LedgerBuffer, c.ledgerWrite = 2, slow })
+	_, key := e.account(100, 1000, nil)
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			get(t, e.srv, http.MethodGet, office, key)
+		}()
+	}
+	wg.Wait()
+	if err := e.svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if written != 40 {
+		t.Fatalf("%d rows written, want 40", written)
 	}
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestJWT(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, _ := e.account(100, 1000, nil)
 	secret := []byte("jwt-secret-for-tests")
@@ -79,6 +80,7 @@ func TestJWT(t *testing.T) {
 }
 
 func TestSignedURLs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, _ := e.account(100, 1000, nil)
 	acct := strconv.FormatInt(a.ID, 10)

@@ -163,11 +163,17 @@ func (s *Service) record(st *requestState, r, r2 *http.Request) {
 }
 
 // routeOf is the route pattern the router matched (bounded cardinality for
-// the ledger), else the path.
+// the ledger), else the path. For a request refused before routing, chi is
+// asked which pattern the path would have matched.
 func routeOf(r, r2 *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		if p := rc.RoutePattern(); p != "" {
 			return p
+		}
+		if r == r2 && rc.Routes != nil {
+			if p := rc.Routes.Find(chi.NewRouteContext(), r.Method, r.URL.Path); p != "" {
+				return p
+			}
 		}
 	}
 	if r2.Pattern != "" {
