@@ -65,7 +65,7 @@ func (st *statements) prepare(ctx context.Context, d *sqlx.DB) error {
 		dst **sqlx.Stmt
 		q   string
 	}{{&st.keyByHash, qKeyByHash}, {&st.accountByID, qAccountByID}, {&st.debit, qDebit}, {&st.balance, qBalance}, {&st.refund, qRefund}} {
-		stmt, err := d.PreparexContext(ctx, p.q)
+		stmt, err := d.PreparexContext(ctx, p.q) //nolint:sqlclosecheck // lives as long as the Service; closed by Close
 		if err != nil {
 			st.close()
 			return fmt.Errorf("auth: prepare: %w (are the migrations applied?)", err)

@@ -2,12 +2,12 @@ package auth
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 )
 
 // usageRow is one ledger line: a request of an account.
@@ -177,22 +177,23 @@ func (l *ledger) copyRows(ctx context.Context, rows []usageRow) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("usage", "account_id", "route", "cost", "status", "at"))
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if _, err = stmt.ExecContext(ctx, r.account, r.route, r.cost, r.status, r.at); err != nil {
-			_ = stmt.Close()
-			return err
-		}
-	}
-	if _, err = stmt.ExecContext(ctx); err != nil {
-		_ = stmt.Close()
-		return err
-	}
-	if err = stmt.Close(); err != nil {
+	if err := copyIn(ctx, tx, rows); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+func copyIn(ctx context.Context, tx *sql.Tx, rows []usageRow) error {
+	stmt, err := tx.PrepareContext(ctx, `COPY usage (account_id, route, cost, status, at) FROM STDIN`)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stmt.Close() }()
+	for _, r := range rows {
+		if _, err := stmt.ExecContext(ctx, r.account, r.route, r.cost, r.status, r.at); err != nil {
+			return err
+		}
+	}
+	_, err = stmt.ExecContext(ctx) // ends the COPY
+	return err
 }

@@ -72,7 +72,7 @@ func (st *requestState) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // setRateHeaders updates the RateLimit headers while they can still be sent.
 func (st *requestState) setRateHeaders(d Decision) {
 	if st.status == 0 {
-		setRateHeaders(st.ResponseWriter.Header(), d)
+		setRateHeaders(st.Header(), d)
 	}
 }
 
