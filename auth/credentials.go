@@ -167,7 +167,7 @@ func (s *Service) authenticate(r *http.Request, perm string) (*Principal, error)
 		}
 	case ok:
 		return nil, ErrInvalid
-	case r.URL.RawQuery != "" && strings.Contains(r.URL.RawQuery, "signature="):
+	case r.URL.RawQuery != "" && r.URL.Query().Has("signature"):
 		kind = "signature"
 		var accountID int64
 		accountID, err = s.verifySignedURL(r)
