@@ -18,7 +18,11 @@ import (
 func BenchmarkMiddleware(b *testing.B) {
 	d, _ := dbtest.New(b)
 	ctx := context.Background()
-	if _, err := CreateAccount(ctx, d, "bench", "dev", nil, time.Now()); err != nil {
+	// A rate no benchmark reaches: the limiter runs on every request but never refuses.
+	if err := SetPlan(ctx, d, Plan{Name: "bench", CreditsPerDay: 0, RequestsPerMinute: 1 << 30}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := CreateAccount(ctx, d, "bench", "bench", nil, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	a, err := FindAccount(ctx, d, "bench", time.Now())
@@ -34,6 +38,7 @@ func BenchmarkMiddleware(b *testing.B) {
 
 	run := func(b *testing.B, h http.Handler) {
 		b.ReportAllocs()
+		b.SetParallelism(16) // like a server's many connections: Redis round trips overlap
 		b.RunParallel(func(pb *testing.PB) {
 			req := httptest.NewRequest(http.MethodGet, office, nil)
 			req.Header.Set("Authorization", key)
@@ -73,4 +78,18 @@ func BenchmarkMiddleware(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLocalLimiter: the in-process limiter with every goroutine on one
+// account, its worst case (one shard, one mutex).
+func BenchmarkLocalLimiter(b *testing.B) {
+	l := newLocalLimiter(time.Now)
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if d, _ := l.Allow(context.Background(), 1, 1<<30, 1); !d.Allowed {
+				panic("refused")
+			}
+		}
+	})
 }
