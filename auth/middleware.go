@@ -38,7 +38,7 @@ func stateFrom(ctx context.Context) *requestState {
 }
 
 func (st *requestState) WriteHeader(code int) {
-	if st.status == 0 {
+	if st.status == 0 && code >= 200 { // 1xx (Early Hints) are not the answer's status
 		st.status = code
 	}
 	st.ResponseWriter.WriteHeader(code)
