@@ -1,0 +1,66 @@
+package auth
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// The errors below carry exactly what the contract's error bodies need; the
+// REST/GraphQL error classification (package fault) renders them:
+//
+//	ErrMissing          401 "missing authorization"
+//	ErrInvalid          401 "invalid authorization"
+//	*SuspendedError     403 "account has been suspended"  + reason
+//	*PrivilegeError     403 "not enough privileges"       + permission
+//	*RateLimitError     429 "rate limit exceeded"         + Retry-After header
+//	*CreditsError       429 "not enough credits"          + required, remaining
+var (
+	// ErrMissing: the request carries no credential.
+	ErrMissing = errors.New("missing authorization")
+	// ErrInvalid: the credential is unknown, revoked, expired, forged or malformed.
+	ErrInvalid = errors.New("invalid authorization")
+)
+
+// SuspendedError: a valid credential of a suspended account.
+type SuspendedError struct {
+	Reason string
+}
+
+func (e *SuspendedError) Error() string { return "account has been suspended: " + e.Reason }
+
+// PrivilegeError: the credential lacks Permission.
+type PrivilegeError struct {
+	Permission string
+}
+
+func (e *PrivilegeError) Error() string { return "not enough privileges: " + e.Permission }
+
+// RateLimitError: the account's per-minute limit is used up until RetryAfter
+// has passed.
+type RateLimitError struct {
+	RetryAfter time.Duration
+}
+
+func (e *RateLimitError) Error() string { return "rate limit exceeded" }
+
+// RetryAfterSeconds is the Retry-After header value: whole seconds, at least 1.
+func (e *RateLimitError) RetryAfterSeconds() string { return strconv.Itoa(ceilSeconds(e.RetryAfter)) }
+
+// CreditsError: the account holds Remaining credits, fewer than Required.
+type CreditsError struct {
+	Required  int64
+	Remaining int64
+}
+
+func (e *CreditsError) Error() string {
+	return "not enough credits: required " + strconv.FormatInt(e.Required, 10) + ", remaining " + strconv.FormatInt(e.Remaining, 10)
+}
+
+func ceilSeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}

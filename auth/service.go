@@ -1,0 +1,188 @@
+// Package auth authenticates and accounts every request: API keys, JWTs and
+// signed URLs resolve to an account; the account's permissions, per-minute
+// rate and daily credits decide whether the request runs; a ledger records
+// what each request cost.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/redis/go-redis/v9"
+)
+
+// Costs are the credit prices of the priced operations.
+type Costs struct {
+	Online      int // each portal fetched online (registry, Simples, registrations)
+	Certificate int // a PDF certificate
+	Map         int // an aerial map image
+	Street      int // a street-view image
+}
+
+// DefaultCosts are the contract's default prices.
+var DefaultCosts = Costs{Online: 1, Certificate: 1, Map: 3, Street: 10}
+
+// DefaultKeyCacheTTL is how long a credential lookup is reused by default.
+const DefaultKeyCacheTTL = 2 * time.Second
+
+// Config builds a Service. Zero values are usable except DB.
+type Config struct {
+	DB         *sqlx.DB
+	JWTSecret  []byte // HS256 secret; empty: JWTs are refused
+	SigningKey []byte // URL signature key; empty: a random per-process key (links die with the process)
+	// RedisURL, when set, moves the per-minute counters to Redis so several
+	// instances share one limit; RedisPrefix namespaces its keys.
+	RedisURL    string
+	RedisPrefix string
+	// KeyCacheTTL is how long a resolved credential is reused without asking
+	// PostgreSQL; revocation and suspension take effect within it. 0 disables.
+	KeyCacheTTL time.Duration
+	Costs       Costs
+	// Unlimited turns the per-minute limit (and its headers) off.
+	Unlimited bool
+	// LedgerInterval is how often buffered ledger rows are written (default 500ms).
+	LedgerInterval time.Duration
+	// LedgerBuffer is how many rows may wait for the writer (default 8192);
+	// beyond it rows are written synchronously, never dropped.
+	LedgerBuffer int
+	Now          func() time.Time // the clock; default time.Now
+	Logger       *slog.Logger
+
+	ledgerWrite func(context.Context, []usageRow) error // tests: where ledger batches go
+}
+
+// ConfigFromEnv reads JWT_SECRET, SIGNING_KEY, REDIS_URL, AUTH_KEY_CACHE_TTL
+// and the COST_* prices. DB is left for the caller.
+func ConfigFromEnv() (Config, error) {
+	c := Config{
+		JWTSecret:   []byte(os.Getenv("JWT_SECRET")),
+		SigningKey:  []byte(os.Getenv("SIGNING_KEY")),
+		RedisURL:    os.Getenv("REDIS_URL"),
+		RedisPrefix: "cnpjgraph:",
+		KeyCacheTTL: DefaultKeyCacheTTL,
+		Costs:       DefaultCosts,
+	}
+	if v := os.Getenv("AUTH_KEY_CACHE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("AUTH_KEY_CACHE_TTL: %q is not a duration (say 2s, 0 to disable)", v)
+		}
+		c.KeyCacheTTL = d
+	}
+	for _, e := range []struct {
+		name string
+		dst  *int
+	}{{"COST_ONLINE", &c.Costs.Online}, {"COST_CERTIFICATE", &c.Costs.Certificate}, {"COST_MAP", &c.Costs.Map}, {"COST_STREET", &c.Costs.Street}} {
+		if v := os.Getenv(e.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return c, fmt.Errorf("%s: %q is not a non-negative integer", e.name, v)
+			}
+			*e.dst = n
+		}
+	}
+	return c, nil
+}
+
+// Service authenticates, limits and accounts requests. Safe for concurrent use.
+type Service struct {
+	db         *sqlx.DB
+	stmts      statements
+	jwtSecret  []byte
+	signingKey []byte
+	costs      Costs
+	unlimited  bool
+	now        func() time.Time
+	log        *slog.Logger
+
+	keys     *ttlCache[[32]byte]
+	accounts *ttlCache[int64]
+	limiter  Limiter
+	redis    *redis.Client
+	ledger   *ledger
+}
+
+// New builds a Service; Close releases it (and writes the pending ledger rows).
+func New(ctx context.Context, c Config) (*Service, error) {
+	if c.DB == nil {
+		return nil, errors.New("auth: Config.DB is required")
+	}
+	s := &Service{
+		db:        c.DB,
+		jwtSecret: c.JWTSecret,
+		costs:     c.Costs,
+		unlimited: c.Unlimited,
+		now:       c.Now,
+		log:       c.Logger,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.signingKey = c.SigningKey
+	if len(s.signingKey) == 0 {
+		s.signingKey = make([]byte, 32)
+		_, _ = rand.Read(s.signingKey)
+		s.log.Warn("auth: SIGNING_KEY is not set; signed URLs are valid only until this process exits and only on this instance")
+	}
+	s.keys = newTTLCache[[32]byte](c.KeyCacheTTL, s.now, func(h [32]byte) uint64 { return uint64(h[0]) })
+	s.accounts = newTTLCache[int64](c.KeyCacheTTL, s.now, func(id int64) uint64 { return uint64(id) })
+	if err := s.stmts.prepare(ctx, c.DB); err != nil {
+		return nil, err
+	}
+	local := newLocalLimiter(s.now)
+	s.limiter = local
+	if c.RedisURL != "" {
+		opt, err := redis.ParseURL(c.RedisURL)
+		if err != nil {
+			s.stmts.close()
+			return nil, fmt.Errorf("auth: REDIS_URL: %w", err)
+		}
+		s.redis = redis.NewClient(opt)
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = s.redis.Ping(pctx).Err()
+		cancel()
+		if err != nil {
+			_ = s.redis.Close()
+			s.stmts.close()
+			return nil, fmt.Errorf("auth: redis: %w", err)
+		}
+		s.limiter = newRedisLimiter(s.redis, c.RedisPrefix, s.now, local, s.log)
+	}
+	interval := c.LedgerInterval
+	if interval <= 0 {
+		interval = 500 * time.Millisecond
+	}
+	buffer := c.LedgerBuffer
+	if buffer <= 0 {
+		buffer = 8192
+	}
+	s.ledger = newLedger(c.DB, interval, buffer, s.log, c.ledgerWrite)
+	return s, nil
+}
+
+// Costs returns the configured prices, for the handlers that call Charge.
+func (s *Service) Costs() Costs { return s.costs }
+
+// Flush writes the buffered ledger rows now.
+func (s *Service) Flush(ctx context.Context) error { return s.ledger.flush(ctx) }
+
+// Close writes the pending ledger rows and releases connections. Requests
+// still running after Close record their ledger rows synchronously.
+func (s *Service) Close() error {
+	err := s.ledger.close()
+	s.stmts.close()
+	if s.redis != nil {
+		err = errors.Join(err, s.redis.Close())
+	}
+	return err
+}
