@@ -1,9 +1,10 @@
 package auth
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
 )
 
 // The errors below carry exactly what the contract's error bodies need; the
@@ -15,12 +16,49 @@ import (
 //	*PrivilegeError     403 "not enough privileges"       + permission
 //	*RateLimitError     429 "rate limit exceeded"         + Retry-After header
 //	*CreditsError       429 "not enough credits"          + required, remaining
+//
+// Each carries its classification (a Fault method), which fault.Classify
+// honours, so REST bodies and GraphQL extensions.code come from one place.
 var (
 	// ErrMissing: the request carries no credential.
-	ErrMissing = errors.New("missing authorization")
+	ErrMissing error = &credentialError{fault.MsgMissingAuth}
 	// ErrInvalid: the credential is unknown, revoked, expired, forged or malformed.
-	ErrInvalid = errors.New("invalid authorization")
+	ErrInvalid error = &credentialError{fault.MsgInvalidAuth}
 )
+
+type credentialError struct{ msg string }
+
+func (e *credentialError) Error() string { return e.msg }
+
+// Fault classifies the error as the contract's 401.
+func (e *credentialError) Fault() *fault.Error { return fault.E(fault.Unauthenticated, e.msg, nil) }
+
+// Fault classifies the error as the contract's 403 with reason.
+func (e *SuspendedError) Fault() *fault.Error {
+	f := fault.E(fault.PermissionDenied, fault.MsgSuspended, nil)
+	f.Reason = e.Reason
+	return f
+}
+
+// Fault classifies the error as the contract's 403 with permission.
+func (e *PrivilegeError) Fault() *fault.Error {
+	f := fault.E(fault.PermissionDenied, fault.MsgPrivileges, nil)
+	f.Permission = e.Permission
+	return f
+}
+
+// Fault classifies the error as the contract's 429 rate limit.
+func (e *RateLimitError) Fault() *fault.Error {
+	return fault.E(fault.ResourceExhausted, fault.MsgRateLimit, nil)
+}
+
+// Fault classifies the error as the contract's 429 with required and remaining.
+func (e *CreditsError) Fault() *fault.Error {
+	f := fault.E(fault.ResourceExhausted, fault.MsgNoCredits, nil)
+	req, rem := int(e.Required), int(e.Remaining)
+	f.Required, f.Remaining = &req, &rem
+	return f
+}
 
 // SuspendedError: a valid credential of a suspended account.
 type SuspendedError struct {

@@ -3,6 +3,7 @@ package auth
 import (
 	"fmt"
 	"math/bits"
+	"net/http"
 	"strings"
 )
 
@@ -94,6 +95,10 @@ func permissionsOf(names []string) Permissions {
 
 // signable are the permissions of the file routes a signed URL may open.
 var signable = bit(ReadCertificate) | bit(ReadMap) | bit(ReadStreet)
+
+// PermissionFor is RoutePermission of a request: the permissionFor argument
+// of Middleware.
+func PermissionFor(r *http.Request) string { return RoutePermission(r.URL.Path) }
 
 // RoutePermission maps a request path of the documented API to the permission
 // it needs, or "" for paths outside it (left to the router's 404).

@@ -129,6 +129,10 @@ func (e *Error) Status() int { return e.Kind.Status() }
 // Code is the GraphQL extensions.code of the fault.
 func (e *Error) Code() string { return e.Kind.Code() }
 
+// classified is implemented by errors of other packages that know their
+// place in this classification (auth's credential and limit errors).
+type classified interface{ Fault() *Error }
+
 // notFounder is implemented by store errors for a missing key, so that this
 // package need not import the store.
 type notFounder interface{ NotFound() bool }
@@ -153,6 +157,12 @@ func Classify(err error) *Error {
 		// Canceled means the client went away; nobody reads the answer, but
 		// the log should not call it a server bug.
 		return E(DeadlineExceeded, MsgTimeout, err)
+	}
+	var cf classified
+	if errors.As(err, &cf) {
+		f := cf.Fault()
+		f.Cause = err
+		return f
 	}
 	var nf notFounder
 	if errors.As(err, &nf) && nf.NotFound() {

@@ -25,10 +25,19 @@ type Deps struct {
 	RequestTimeout time.Duration
 	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
 	CORSOrigins []string
-	// Mount adds routes served under the same middleware (GraphQL and the
-	// playground, later); called with the router after the REST routes.
+	// Authenticate checks credentials, permissions and limits of every
+	// lookup (auth.Service.Middleware); nil serves them openly.
+	Authenticate func(http.Handler) http.Handler
+	// Mount adds routes served under the same middleware as the lookups
+	// (GraphQL); called with the router after the REST routes.
 	Mount func(r chi.Router)
+	// MountPublic adds routes that need no credential (the playground page).
+	MountPublic func(r chi.Router)
 }
+
+// RenderError writes err as the contract's JSON error body; it is the one
+// renderer, handed to middlewares (auth) that answer on their own.
+func RenderError(w http.ResponseWriter, r *http.Request, err error) { writeError(w, r, err) }
 
 // Routes lists the documented lookups this router serves, as method and
 // chi pattern; the route test checks each of them answers.
@@ -64,9 +73,16 @@ func NewRouter(d Deps) http.Handler {
 	})
 	r.Get("/readyz", ready(d.Service))
 	r.Method(http.MethodGet, "/metrics", m.handler())
+	if d.MountPublic != nil {
+		d.MountPublic(r)
+	}
 
 	r.Group(func(r chi.Router) {
-		r.Use(timeout(d.RequestTimeout), loaders.Middleware(d.Service.Store()))
+		r.Use(timeout(d.RequestTimeout))
+		if d.Authenticate != nil {
+			r.Use(d.Authenticate)
+		}
+		r.Use(loaders.Middleware(d.Service.Store()))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)

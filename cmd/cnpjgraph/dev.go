@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
@@ -58,5 +59,21 @@ func runDev(ctx context.Context, args []string) error {
 	default:
 		fmt.Println("dev: a snapshot is already served (use --reimport to import the sample again)")
 	}
+	key, err := auth.EnsureDevAccount(ctx, d)
+	if err != nil {
+		return fmt.Errorf("development account: %w", err)
+	}
+	// The playground opens with this key in its Authorization header.
+	_ = os.Setenv("PLAYGROUND_API_KEY", key)
+	addr := env("ADDR", ":8080")
+	fmt.Printf(`
+dev: the development API key (send it raw in the Authorization header):
+
+    %s
+
+    curl -H 'Authorization: %s' http://localhost%s/office/<taxId>
+    playground: http://localhost%s/playground
+
+`, key, key, addr, addr)
 	return runServe(ctx, nil)
 }

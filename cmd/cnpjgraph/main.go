@@ -19,6 +19,9 @@ Usage:
   cnpjgraph status                     print the snapshot being served and recent imports
   cnpjgraph generate [flags]           write a synthetic dump in the published format
   cnpjgraph dev                        migrate, import a generated sample and serve (make run)
+  cnpjgraph account SUBCOMMAND         accounts: create|list|show|suspend|resume|grant|usage|token|sign
+  cnpjgraph key SUBCOMMAND             API keys: add|list|revoke
+  cnpjgraph plan SUBCOMMAND            plans: list|set
 
 Run 'cnpjgraph COMMAND -h' for the flags of a command. Configuration comes from
 environment variables; see README.md.

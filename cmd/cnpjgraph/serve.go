@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
@@ -110,6 +111,23 @@ func runServe(ctx context.Context, args []string) error {
 			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
 	}
 
+	var authenticate func(http.Handler) http.Handler
+	if env("AUTH_DISABLED", "") == "true" {
+		log.Warn("AUTH_DISABLED=true: every lookup is served without a credential, limits or credits")
+	} else {
+		ac, err := auth.ConfigFromEnv()
+		if err != nil {
+			return err
+		}
+		ac.DB, ac.Logger = d, log
+		authSvc, err := auth.New(ctx, ac)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = authSvc.Close() }() // writes the usage rows still buffered
+		authenticate = authSvc.Middleware(auth.PermissionFor, rest.RenderError)
+	}
+
 	srv := &http.Server{
 		Addr: cfg.Addr,
 		Handler: rest.NewRouter(rest.Deps{
@@ -118,6 +136,7 @@ func runServe(ctx context.Context, args []string) error {
 			Metrics:        metrics,
 			RequestTimeout: cfg.RequestTimeout,
 			CORSOrigins:    cfg.CORSOrigins,
+			Authenticate:   authenticate,
 		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
