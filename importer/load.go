@@ -1,0 +1,226 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// loadCodes reads the dump's code tables into memory, joins the mapping
+// tables, and COPYs them; they are small, so one session does it all.
+func (r *run) loadCodes(ctx context.Context) error {
+	codes := codeTables{}
+	for _, k := range []kind{kindActivities, kindNatures, kindReasons, kindRoles, kindCountries, kindMunicipalities} {
+		codes[k] = map[string]string{}
+	}
+	for _, s := range r.sources {
+		if !s.kind.codeTable() {
+			continue
+		}
+		fp := r.prog.begin(s.name, s.size)
+		rc, err := s.open(&fp.bytes)
+		if err != nil {
+			r.prog.finish(fp)
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		rows, rejected, err := readCodes(rc, codes[s.kind])
+		_ = rc.Close()
+		fp.rows.Store(int64(rows))
+		r.prog.finish(fp)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		for range rejected {
+			r.reject(s.name, 0, "expected 2 columns (code;description)")
+		}
+		if err := r.checkThreshold(s.name, int64(rows), int64(rejected)); err != nil {
+			return err
+		}
+	}
+	c, err := r.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.release(c)
+	for _, k := range []kind{kindActivities, kindNatures, kindReasons, kindRoles, kindCountries, kindMunicipalities} {
+		table, cols, _ := codeTable(k)
+		n, err := withCopy(ctx, c, table, cols, writeCodes(k, codes[k], r.tabmun, r.countries))
+		if err != nil {
+			return fmt.Errorf("load %s: %w", table, err)
+		}
+		r.addCount(table, n)
+	}
+	return nil
+}
+
+// loadBig streams the big files, several COPY streams at once, the largest
+// files first so the streams finish together.
+func (r *run) loadBig(ctx context.Context) error {
+	var jobs []source
+	for _, s := range r.sources {
+		if !s.kind.codeTable() {
+			jobs = append(jobs, s)
+		}
+	}
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Streams)
+	for _, s := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return r.loadFile(ctx, s) })
+	}
+	return g.Wait()
+}
+
+// loadFile COPYs one big file; members files feed two tables at once.
+func (r *run) loadFile(ctx context.Context, s source) error {
+	fp := r.prog.begin(s.name, s.size)
+	defer r.prog.finish(fp)
+	rc, err := s.open(&fp.bytes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	defer rc.Close()
+	c, err := r.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.release(c)
+	f := &fileLoad{run: r, src: s, rr: newRecordReader(rc), prog: fp}
+	var n int64
+	switch s.kind {
+	case kindCompanies:
+		n, err = withCopy(ctx, c, "companies", companyColumns, func(w *copyWriter) error {
+			return f.each(func(rec [][]byte) error { return company(rec, w) }, w)
+		})
+		r.addCount("companies", n)
+	case kindOffices:
+		o := &officeRow{special: map[string]struct{}{}}
+		n, err = withCopy(ctx, c, "offices", officeColumns, func(w *copyWriter) error {
+			return f.each(func(rec [][]byte) error { return o.write(rec, w) }, w)
+		})
+		r.addCount("offices", n)
+		r.mu.Lock()
+		for t := range o.special {
+			r.special[t] = struct{}{}
+		}
+		r.mu.Unlock()
+	case kindSimples:
+		n, err = withCopy(ctx, c, "simples", simplesColumns, func(w *copyWriter) error {
+			return f.each(func(rec [][]byte) error { return simplesRow(rec, w) }, w)
+		})
+		r.addCount("simples", n)
+	case kindMembers:
+		pc, cerr := r.conn(ctx)
+		if cerr != nil {
+			return cerr
+		}
+		defer r.release(pc)
+		var persons int64
+		n, err = withCopy(ctx, c, "members", memberColumns, func(mw *copyWriter) error {
+			var err error
+			persons, err = withCopy(ctx, pc, "person_rows", personRowColumns, func(pw *copyWriter) error {
+				return f.each(func(rec [][]byte) error { return memberRow(rec, f.rr.Line(), mw, pw) }, mw, pw)
+			})
+			return err
+		})
+		r.addCount("members", n)
+		r.log.Debug("person rows", "file", s.name, "rows", persons)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	return r.checkThreshold(s.name, f.total, f.rejected)
+}
+
+// fileLoad walks one file's records.
+type fileLoad struct {
+	run      *run
+	src      source
+	rr       *recordReader
+	prog     *fileProgress
+	total    int64
+	rejected int64
+}
+
+// each calls write for every record; the first writer gets the row's end,
+// the others (if any) have ended their own rows inside write. Rejected rows
+// are dropped from the first writer and counted.
+func (f *fileLoad) each(write func([][]byte) error, ws ...*copyWriter) error {
+	cols := f.src.kind.columns()
+	w := ws[0]
+	for {
+		rec, err := f.rr.Next()
+		if err == io.EOF {
+			f.prog.rows.Store(f.total)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		f.total++
+		if f.total&1023 == 0 {
+			f.prog.rows.Store(f.total)
+		}
+		if len(rec) != cols {
+			f.rejected++
+			f.run.reject(f.src.name, f.rr.Line(), fmt.Sprintf("expected %d columns, got %d", cols, len(rec)))
+			continue
+		}
+		if err := write(rec); err != nil {
+			var re rowError
+			if errors.As(err, &re) {
+				w.discard()
+				f.rejected++
+				f.run.reject(f.src.name, f.rr.Line(), re.Error())
+				continue
+			}
+			return err
+		}
+		if err := w.end(); err != nil {
+			return err
+		}
+		if ctxErr := w.ctx.Err(); ctxErr != nil && f.total&4095 == 0 {
+			return ctxErr
+		}
+	}
+}
+
+func (r *run) reject(file string, line int, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rejected.Total++
+	r.rejected.Files[file]++
+	if len(r.rejected.Samples) < maxSamples {
+		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: file, Line: line, Reason: reason})
+	}
+	r.log.Debug("row rejected", "file", file, "line", line, "reason", reason)
+}
+
+// checkThreshold fails the import when a file rejected too many rows.
+func (r *run) checkThreshold(file string, total, rejected int64) error {
+	if rejected == 0 {
+		return nil
+	}
+	ratio := float64(rejected) / float64(total)
+	if ratio <= r.opts.MaxRejectRatio {
+		return nil
+	}
+	first := ""
+	r.mu.Lock()
+	for _, s := range r.rejected.Samples {
+		if s.File == file {
+			first = fmt.Sprintf("; first: line %d: %s", s.Line, s.Reason)
+			break
+		}
+	}
+	r.mu.Unlock()
+	return fmt.Errorf("%s: %d of %d rows rejected (%.3f%%), above the limit of %.3f%% (--max-rejected %g)%s",
+		file, rejected, total, ratio*100, r.opts.MaxRejectRatio*100, r.opts.MaxRejectRatio, first)
+}
