@@ -54,8 +54,8 @@ func (rr *recordReader) next() ([][]byte, error) {
 	rr.buf = rr.buf[:0]
 	rr.ends = rr.ends[:0]
 	rr.start = rr.line + 1
-	inQuotes := false   // inside a quoted field
-	fieldStart := true  // nothing of the current field read yet
+	inQuotes := false  // inside a quoted field
+	fieldStart := true // nothing of the current field read yet
 	for {
 		data, err := rr.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {

@@ -42,15 +42,15 @@ var ErrImportRunning = errors.New("another import is already running on this dat
 
 // Options of an import.
 type Options struct {
-	Paths          []string      // folders of ZIPs, ZIPs, or extracted member files
-	Municipalities string        // TABMUN.CSV path (required; found beside the ZIPs if not given)
-	Countries      string        // RFB->M49 table (paises-m49.csv layout or Comex Stat PAIS.csv); optional
-	DumpMonth      string        // "YYYY-MM"; empty: a YYYY-MM path component, else the newest file's month
-	ReferenceDate  time.Time     // the data's date; zero: the newest file's modification date
-	MaxRejectRatio float64       // per file; 0 means 0.001; negative means no rejected row is tolerated
-	Progress       io.Writer     // progress output; bars on a terminal, else a line every few seconds
-	Logger         *slog.Logger  // nil: no logging
-	Streams        int           // concurrent COPY streams and index builds; 0 means 2
+	Paths          []string     // folders of ZIPs, ZIPs, or extracted member files
+	Municipalities string       // TABMUN.CSV path (required; found beside the ZIPs if not given)
+	Countries      string       // RFB->M49 table (paises-m49.csv layout or Comex Stat PAIS.csv); optional
+	DumpMonth      string       // "YYYY-MM"; empty: a YYYY-MM path component, else the newest file's month
+	ReferenceDate  time.Time    // the data's date; zero: the newest file's modification date
+	MaxRejectRatio float64      // per file; 0 means 0.001; negative means no rejected row is tolerated
+	Progress       io.Writer    // progress output; bars on a terminal, else a line every few seconds
+	Logger         *slog.Logger // nil: no logging
+	Streams        int          // concurrent COPY streams and index builds; 0 means 2
 }
 
 // Import loads the dump named by opts.Paths and swaps it in as the live
