@@ -8,17 +8,21 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 SAMPLE_DIR := $(CURDIR)/.data/sample
 SAMPLE_COMPANIES ?= 2000
 
-.PHONY: run build test lint fmt-check vet unit fuzz bench bench-import generate-check clean
+.PHONY: run build playground-assets test lint fmt-check vet unit fuzz bench bench-import generate-check clean
 
-build:
+build: playground-assets
 	$(GO) build -o $(BIN)/cnpjgraph ./cmd/cnpjgraph
+
+# GraphiQL and React from the npm registry, pinned by playground/package-lock.json.
+playground-assets:
+	@scripts/playground-assets.sh
 
 run: build
 	@DATABASE_URL="$${DATABASE_URL:-$$(scripts/postgres.sh | sed 's#/postgres?#/cnpjgraph?#')}" \
 	  SAMPLE_DIR="$(SAMPLE_DIR)" SAMPLE_COMPANIES="$(SAMPLE_COMPANIES)" \
 	  $(BIN)/cnpjgraph dev
 
-test: fmt-check vet lint generate-check unit
+test: playground-assets fmt-check vet lint generate-check unit
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
