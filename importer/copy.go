@@ -31,19 +31,27 @@ type copyWriter struct {
 }
 
 // withCopy runs fill with a writer whose rows are COPYed into table in one
-// transaction on conn. It returns the rows written.
+// transaction on conn, which first empties the table: that lets COPY FREEZE
+// write the rows already frozen, so the index builds and the first readers
+// do not rewrite every page to set hint bits, and no anti-wraparound vacuum
+// rewrites the tables later. It returns the rows written.
 func withCopy(ctx context.Context, conn *sql.Conn, table string, cols []string, fill func(*copyWriter) error) (rows int64, err error) {
 	err = conn.Raw(func(dc any) (err error) {
 		beginner, ok1 := dc.(driver.ConnBeginTx)
 		preparer, ok2 := dc.(driver.ConnPrepareContext)
-		if !ok1 || !ok2 {
+		execer, ok3 := dc.(driver.ExecerContext)
+		if !ok1 || !ok2 || !ok3 {
 			return errors.New("database driver does not support COPY (lib/pq expected)")
 		}
 		tx, err := beginner.BeginTx(ctx, driver.TxOptions{})
 		if err != nil {
 			return err
 		}
-		stmt, err := preparer.PrepareContext(ctx, "COPY "+stagingSchema+"."+table+" ("+strings.Join(cols, ", ")+") FROM STDIN")
+		if _, err := execer.ExecContext(ctx, "TRUNCATE "+stagingSchema+"."+table, nil); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("COPY %s: %w", table, err)
+		}
+		stmt, err := preparer.PrepareContext(ctx, "COPY "+stagingSchema+"."+table+" ("+strings.Join(cols, ", ")+") FROM STDIN WITH (FREEZE)")
 		if err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("COPY %s: %w", table, err)

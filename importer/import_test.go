@@ -54,7 +54,7 @@ func TestSampleSERPRO(t *testing.T) {
 
 	var c struct {
 		Name, Nature, ResponsibleRole, Equity, Size string
-		Jurisdiction                                 sql.NullString
+		Jurisdiction                                sql.NullString
 	}
 	if err := d.QueryRow(`SELECT name, nature, responsible_role, equity::text, size, jurisdiction FROM cnpj.companies WHERE root = '33683111'`).
 		Scan(&c.Name, &c.Nature, &c.ResponsibleRole, &c.Equity, &c.Size, &c.Jurisdiction); err != nil {
@@ -67,11 +67,11 @@ func TestSampleSERPRO(t *testing.T) {
 
 	var o2 struct {
 		Root, Status, StatusDate, Reason, Founded, Main, Side, Street, Number, Details, District, Zip, State, Muni string
-		Head                                                                                                     bool
-		Alias                                                                                                    string
-		Nulls                                                                                                    int
-		IBGE                                                                                                     int
-		MuniState                                                                                                string
+		Head                                                                                                       bool
+		Alias                                                                                                      string
+		Nulls                                                                                                      int
+		IBGE                                                                                                       int
+		MuniState                                                                                                  string
 	}
 	err := d.QueryRow(`SELECT o.root, o.head, o.alias, o.status, o.status_date::text, o.reason, o.founded::text, o.main_activity,
 			array_to_string(o.side_activities, ','), o.street, o.number, o.details, o.district, o.zip, o.state, o.municipality,

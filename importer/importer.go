@@ -214,44 +214,44 @@ func (r *run) fail(ctx context.Context, lock *sql.Conn, id int64, cause error) {
 
 // build loads, derives, indexes and swaps; it returns the live snapshot.
 func (r *run) build(ctx context.Context, lock *sql.Conn, id int64) (db.Snapshot, error) {
-	ddl := tableDDL()
 	if _, err := lock.ExecContext(ctx, `CREATE SCHEMA `+stagingSchema); err != nil {
 		return db.Snapshot{}, err
 	}
-	if err := inSchema(ctx, lock, ddl+personRowsDDL); err != nil {
+	if err := inSchema(ctx, lock, db.SnapshotTables+personRowsDDL); err != nil {
 		return db.Snapshot{}, fmt.Errorf("create staging tables: %w", err)
 	}
-	r.prog.printf("phase load")
-	if err := r.loadCodes(ctx); err != nil {
+	periods, err := periodsSQL(ctx, lock)
+	if err != nil {
 		return db.Snapshot{}, err
 	}
-	if err := r.loadBig(ctx); err != nil {
-		return db.Snapshot{}, err
-	}
-	r.prog.printf("phase derive: persons and Simples periods")
-	if err := r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, nil); err != nil {
-		return db.Snapshot{}, err
-	}
-	if err := r.derivePeriods(ctx, lock); err != nil {
-		return db.Snapshot{}, err
-	}
-	r.prog.printf("phase indexes")
-	t := time.Now()
-	if err := r.parallel(ctx, nil, indexStatements()); err != nil {
-		return db.Snapshot{}, fmt.Errorf("build indexes: %w", err)
-	}
-	r.log.Info("indexes built", "duration", time.Since(t).Round(time.Millisecond))
-	r.prog.printf("phase analyze")
 	var analyze []string
 	for _, t := range snapshotTables {
 		analyze = append(analyze, "ANALYZE "+t)
 	}
-	if err := r.parallel(ctx, nil, analyze); err != nil {
-		return db.Snapshot{}, err
+	phases := []struct {
+		name string
+		run  func() error
+	}{
+		{"load", func() error {
+			if err := r.loadCodes(ctx); err != nil {
+				return err
+			}
+			return r.loadBig(ctx)
+		}},
+		{"derive (persons, Simples periods)", func() error {
+			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, []string{periods})
+		}},
+		{"indexes", func() error { return r.parallel(ctx, nil, indexStatements()) }},
+		{"analyze", func() error { return r.parallel(ctx, nil, analyze) }},
+		{"swap", func() error { return r.swap(ctx, lock, id) }},
 	}
-	r.prog.printf("phase swap")
-	if err := r.swap(ctx, lock, id); err != nil {
-		return db.Snapshot{}, err
+	for _, p := range phases {
+		r.prog.printf("phase %s", p.name)
+		t := time.Now()
+		if err := p.run(); err != nil {
+			return db.Snapshot{}, err
+		}
+		r.prog.printf("phase %s done in %s", p.name, time.Since(t).Round(time.Millisecond))
 	}
 	snap, err := db.LiveSnapshot(ctx, r.d)
 	if err != nil {
@@ -268,7 +268,7 @@ var snapshotTables = []string{"companies", "offices", "persons", "members", "sim
 // personRowsDDL is the load table of persons: one row per appearance,
 // deduplicated by personsSQL once every file is in.
 const personRowsDDL = `
-CREATE UNLOGGED TABLE person_rows (id text, type text, tax_id text, name text, age text, country text);`
+CREATE UNLOGGED TABLE person_rows (id text COLLATE "C", type text, tax_id text, name text, age text, country text);`
 
 // personsSQL keeps one row per person id. The id covers type, tax id and
 // name; of the remaining attributes the known age band wins, and the sort
@@ -277,14 +277,6 @@ const personsSQL = `
 INSERT INTO persons (id, type, tax_id, name, age, country)
 SELECT DISTINCT ON (id) id, type, tax_id, name, age, country FROM person_rows
 ORDER BY id, age DESC NULLS LAST, country NULLS LAST`
-
-// tableDDL is the snapshot DDL. The tables are created logged: an unlogged
-// table is emptied by a PostgreSQL crash and is not streamed to replicas, so
-// the served data would vanish; logging costs far less than doubling the
-// import (see the package benchmark).
-func tableDDL() string {
-	return strings.ReplaceAll(db.SnapshotTables, "CREATE UNLOGGED TABLE", "CREATE TABLE")
-}
 
 // inSchema runs statements with the staging schema as search path.
 func inSchema(ctx context.Context, c *sql.Conn, stmts string) error {
@@ -400,9 +392,9 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", firstLine(s), err)
 		}
-		if s == personsSQL {
+		if strings.HasPrefix(s, "INSERT INTO ") {
 			n, _ := res.RowsAffected()
-			r.addCount("persons", n)
+			r.addCount(strings.Fields(s)[2], n)
 		}
 		r.log.Debug("statement done", "sql", firstLine(s), "duration", time.Since(t).Round(time.Millisecond))
 	}
@@ -423,38 +415,26 @@ func (r *run) addCount(table string, n int64) {
 	r.mu.Unlock()
 }
 
-// derivePeriods fills simples_periods: the live snapshot's periods plus the
+// periodsSQL fills simples_periods: the live snapshot's periods plus the
 // closed ones this dump shows, one per (root, regime, since), this dump's
 // end date winning.
-func (r *run) derivePeriods(ctx context.Context, lock *sql.Conn) error {
+func periodsSQL(ctx context.Context, lock *sql.Conn) (string, error) {
 	var live bool
 	if err := lock.QueryRowContext(ctx, `SELECT to_regclass('`+db.LiveSchema+`.simples_periods') IS NOT NULL`).Scan(&live); err != nil {
-		return err
+		return "", err
 	}
 	previous := ""
 	if live {
 		previous = `UNION ALL SELECT root, regime, since, until, 1 FROM ` + db.LiveSchema + `.simples_periods`
 	}
-	q := `INSERT INTO simples_periods (root, regime, since, until)
+	return `INSERT INTO simples_periods (root, regime, since, until)
 		SELECT DISTINCT ON (root, regime, since) root, regime, since, until FROM (
 			SELECT root, 'SIMPLES' AS regime, simples_since AS since, simples_until AS until, 0 AS pri FROM simples
 				WHERE simples_since IS NOT NULL AND simples_until IS NOT NULL
 			UNION ALL SELECT root, 'SIMEI', simei_since, simei_until, 0 FROM simples
 				WHERE simei_since IS NOT NULL AND simei_until IS NOT NULL
 			` + previous + `
-		) p ORDER BY root, regime, since, pri`
-	c, err := r.conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer r.release(c)
-	res, err := c.ExecContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("Simples periods: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	r.addCount("simples_periods", n)
-	return nil
+		) p ORDER BY root, regime, since, pri`, nil
 }
 
 // swap makes the staging schema the live one in one transaction, retrying

@@ -57,53 +57,62 @@ func (r *run) loadCodes(ctx context.Context) error {
 	return nil
 }
 
-// loadBig streams the big files, several COPY streams at once, the largest
-// files first so the streams finish together.
+// loadBig streams the big files: one COPY per table (COPY FREEZE needs the
+// table emptied in the same transaction), several tables at once, the
+// largest first so the streams finish together.
 func (r *run) loadBig(ctx context.Context) error {
-	var jobs []source
+	groups := map[kind][]source{}
+	size := map[kind]int64{}
+	var kinds []kind
 	for _, s := range r.sources {
-		if !s.kind.codeTable() {
-			jobs = append(jobs, s)
+		if s.kind.codeTable() {
+			continue
 		}
+		if groups[s.kind] == nil {
+			kinds = append(kinds, s.kind)
+		}
+		groups[s.kind] = append(groups[s.kind], s)
+		size[s.kind] += s.size
 	}
-	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
+	sort.SliceStable(kinds, func(i, j int) bool { return size[kinds[i]] > size[kinds[j]] })
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Streams)
-	for _, s := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		g.Go(func() error { return r.loadFile(ctx, s) })
+	for _, k := range kinds {
+		g.Go(func() error { return r.loadTable(ctx, k, groups[k]) })
 	}
 	return g.Wait()
 }
 
-// loadFile COPYs one big file; members files feed two tables at once.
-func (r *run) loadFile(ctx context.Context, s source) error {
-	fp := r.prog.begin(s.name, s.size)
-	defer r.prog.finish(fp)
-	rc, err := s.open(&fp.bytes)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	defer rc.Close()
+// loadTable COPYs every file of one kind; members files feed two tables at
+// once, over two sessions.
+func (r *run) loadTable(ctx context.Context, k kind, files []source) error {
 	c, err := r.conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer r.release(c)
-	f := &fileLoad{run: r, src: s, rr: newRecordReader(rc), prog: fp}
+	// each runs write over every record of every file.
+	each := func(write func(f *fileLoad, rec [][]byte) error, ws ...*copyWriter) error {
+		for _, s := range files {
+			if err := r.loadFile(s, func(f *fileLoad) error {
+				return f.each(func(rec [][]byte) error { return write(f, rec) }, ws...)
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var n int64
-	switch s.kind {
+	switch k {
 	case kindCompanies:
 		n, err = withCopy(ctx, c, "companies", companyColumns, func(w *copyWriter) error {
-			return f.each(func(rec [][]byte) error { return company(rec, w) }, w)
+			return each(func(_ *fileLoad, rec [][]byte) error { return company(rec, w) }, w)
 		})
 		r.addCount("companies", n)
 	case kindOffices:
 		o := &officeRow{special: map[string]struct{}{}}
 		n, err = withCopy(ctx, c, "offices", officeColumns, func(w *copyWriter) error {
-			return f.each(func(rec [][]byte) error { return o.write(rec, w) }, w)
+			return each(func(_ *fileLoad, rec [][]byte) error { return o.write(rec, w) }, w)
 		})
 		r.addCount("offices", n)
 		r.mu.Lock()
@@ -113,7 +122,7 @@ func (r *run) loadFile(ctx context.Context, s source) error {
 		r.mu.Unlock()
 	case kindSimples:
 		n, err = withCopy(ctx, c, "simples", simplesColumns, func(w *copyWriter) error {
-			return f.each(func(rec [][]byte) error { return simplesRow(rec, w) }, w)
+			return each(func(_ *fileLoad, rec [][]byte) error { return simplesRow(rec, w) }, w)
 		})
 		r.addCount("simples", n)
 	case kindMembers:
@@ -122,18 +131,28 @@ func (r *run) loadFile(ctx context.Context, s source) error {
 			return cerr
 		}
 		defer r.release(pc)
-		var persons int64
 		n, err = withCopy(ctx, c, "members", memberColumns, func(mw *copyWriter) error {
-			var err error
-			persons, err = withCopy(ctx, pc, "person_rows", personRowColumns, func(pw *copyWriter) error {
-				return f.each(func(rec [][]byte) error { return memberRow(rec, f.rr.Line(), mw, pw) }, mw, pw)
+			_, err := withCopy(ctx, pc, "person_rows", personRowColumns, func(pw *copyWriter) error {
+				return each(func(f *fileLoad, rec [][]byte) error { return memberRow(rec, f.rr.Line(), mw, pw) }, mw, pw)
 			})
 			return err
 		})
 		r.addCount("members", n)
-		r.log.Debug("person rows", "file", s.name, "rows", persons)
 	}
+	return err
+}
+
+// loadFile opens one file, runs body over it, and checks its rejects.
+func (r *run) loadFile(s source, body func(*fileLoad) error) error {
+	fp := r.prog.begin(s.name, s.size)
+	defer r.prog.finish(fp)
+	rc, err := s.open(&fp.bytes)
 	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	defer rc.Close()
+	f := &fileLoad{run: r, src: s, rr: newRecordReader(rc), prog: fp}
+	if err := body(f); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
 	return r.checkThreshold(s.name, f.total, f.rejected)
