@@ -170,7 +170,7 @@ func digest(t testing.TB, d *sqlx.DB) map[string]string {
 func TestReimportIdenticalWhileReading(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dir := t.TempDir()
-	writeDump(t, dir, 20000)
+	writeDump(t, dir, 8000)
 	first := mustImport(t, d, opts(t, dir))
 	before := digest(t, d)
 	var persons int
@@ -231,11 +231,11 @@ func TestReimportIdenticalWhileReading(t *testing.T) {
 	if err := json.Unmarshal(second.RowCounts, &counts); err != nil {
 		t.Fatal(err)
 	}
-	if counts["companies"] != 20000 || counts["offices"] != 22000 || counts["members"] != 24400 || counts["simples"] != 14000 {
+	if counts["companies"] != 8000 || counts["offices"] != 8800 || counts["members"] != 9760 || counts["simples"] != 5600 {
 		t.Errorf("row counts %v", counts)
 	}
 	// Closed Simples periods: SIMPLES 2010-2015 on 20% of companies.
-	if counts["simples_periods"] != 4000 {
+	if counts["simples_periods"] != 1600 {
 		t.Errorf("simples_periods %d", counts["simples_periods"])
 	}
 
