@@ -137,9 +137,16 @@ func writeDump(t testing.TB, dir string, n int) {
 			if o > 1 {
 				head = "2"
 			}
+			special, specialDate := "", ""
+			switch i % 1000 {
+			case 0:
+				special, specialDate = "RECUPERACAO JUDICIAL", "20200101"
+			case 500:
+				special, specialDate = "EM LIQUIDA\xc7\xc3O", "20210101"
+			}
 			est[p].row(root, fmt.Sprintf("%04d", o), "00", head, "FANTASIA; "+root, "02", "20200101", "00", "", "",
 				"20100315", "6204000", "4711302,6204000", "RUA", fmt.Sprintf("DAS FLORES %d", i), "123", "SALA 1",
-				"CENTRO", "1234567", "SP", "7107", "11", "33334444", "0", "0", "", "", "contato@example.com", "", "")
+				"CENTRO", "1234567", "SP", "7107", "11", "33334444", "0", "0", "", "", "contato@example.com", special, specialDate)
 		}
 		soc[p].row(root, "2", fmt.Sprintf("JOS\xc9 DA SILVA %d", i%5000), fmt.Sprintf("***%06d**", i%5000), "49", "20150101", "",
 			"***000000**", "", "00", fmt.Sprint(i%10))

@@ -15,6 +15,7 @@ import (
 // paises-m49.csv found beside the ZIPs) and compares counts and the
 // generator's sample records with the database.
 func TestGeneratorRoundTrip(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	dir := t.TempDir()
 	sum, err := generator.Generate(generator.Options{Companies: 3000, Out: dir, Seed: 7, Parts: 3})

@@ -37,6 +37,7 @@ func mustImport(t testing.TB, d *sqlx.DB, o importer.Options) db.Snapshot {
 }
 
 func TestSampleSERPRO(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	var progress bytes.Buffer
 	o := opts(t, sampleDir(t))
@@ -168,6 +169,7 @@ func digest(t testing.TB, d *sqlx.DB) map[string]string {
 }
 
 func TestReimportIdenticalWhileReading(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	dir := t.TempDir()
 	writeDump(t, dir, 8000)
@@ -235,6 +237,9 @@ func TestReimportIdenticalWhileReading(t *testing.T) {
 		t.Errorf("row counts %v", counts)
 	}
 	// Closed Simples periods: SIMPLES 2010-2015 on 20% of companies.
+	if counts["persons"] != int64(persons) {
+		t.Errorf("persons %d in row counts, %d in the table", counts["persons"], persons)
+	}
 	if counts["simples_periods"] != 1600 {
 		t.Errorf("simples_periods %d", counts["simples_periods"])
 	}
@@ -270,6 +275,14 @@ func TestReimportIdenticalWhileReading(t *testing.T) {
 	if legal.TaxID != "10000006000100" || legal.Age.Valid {
 		t.Errorf("legal person %+v", legal)
 	}
+	var special []string
+	if err := d.Select(&special, `SELECT s.text || ':' || count(o.tax_id) FROM special_statuses s
+		LEFT JOIN cnpj.offices o ON o.special = s.text GROUP BY s.id ORDER BY s.id`); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(special, "|") != "EM LIQUIDAÇÃO:16|RECUPERACAO JUDICIAL:16" {
+		t.Errorf("special statuses %q", special)
+	}
 	var zip, phones, name string
 	if err := d.QueryRow(`SELECT zip, array_to_string(phones, ','), c.name FROM cnpj.offices o JOIN cnpj.companies c USING (root)
 		WHERE tax_id = '10000001000100'`).Scan(&zip, &phones, &name); err != nil {
@@ -281,6 +294,7 @@ func TestReimportIdenticalWhileReading(t *testing.T) {
 }
 
 func TestSimplesHistoryAccumulates(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	dir := t.TempDir()
 	write := func(rows ...[]string) {
@@ -305,6 +319,7 @@ func TestSimplesHistoryAccumulates(t *testing.T) {
 }
 
 func TestExtractedMemberNames(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	dir := t.TempDir()
 	names := map[string]string{
@@ -341,6 +356,7 @@ func TestExtractedMemberNames(t *testing.T) {
 }
 
 func TestConcurrentImportFailsFast(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	c, err := d.Conn(context.Background())
 	if err != nil {
@@ -357,6 +373,7 @@ func TestConcurrentImportFailsFast(t *testing.T) {
 }
 
 func TestMissingMunicipalities(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	o := opts(t, sampleDir(t))
 	o.Municipalities = ""
@@ -412,6 +429,7 @@ func liveState(t *testing.T, d *sqlx.DB) (int64, int) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	d, _ := dbtest.New(t)
 	mustImport(t, d, opts(t, sampleDir(t)))
 	liveID, members := liveState(t, d)

@@ -392,9 +392,9 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", firstLine(s), err)
 		}
-		if strings.HasPrefix(s, "INSERT INTO ") {
+		if f := strings.Fields(s); len(f) > 2 && f[0] == "INSERT" {
 			n, _ := res.RowsAffected()
-			r.addCount(strings.Fields(s)[2], n)
+			r.addCount(f[2], n)
 		}
 		r.log.Debug("statement done", "sql", firstLine(s), "duration", time.Since(t).Round(time.Millisecond))
 	}

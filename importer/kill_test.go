@@ -20,6 +20,7 @@ import (
 // live snapshot keeps answering unchanged and that the next import cleans up
 // and succeeds.
 func TestKill9(t *testing.T) {
+	t.Parallel()
 	d, url := dbtest.New(t)
 	bin := filepath.Join(t.TempDir(), "cnpjgraph")
 	build := exec.Command("go", "build", "-o", bin, "../cmd/cnpjgraph")
