@@ -390,6 +390,11 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 		t := time.Now()
 		res, err := c.ExecContext(ctx, s)
 		if err != nil {
+			// The detail names e.g. the duplicated key of a failed primary key.
+			var pqErr *pq.Error
+			if errors.As(err, &pqErr) && pqErr.Detail != "" {
+				return fmt.Errorf("%s: %w (%s)", firstLine(s), err, pqErr.Detail)
+			}
 			return fmt.Errorf("%s: %w", firstLine(s), err)
 		}
 		if f := strings.Fields(s); len(f) > 2 && f[0] == "INSERT" {
