@@ -471,6 +471,21 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("members %d", members)
 		}
 	})
+	t.Run("duplicated rows", func(t *testing.T) {
+		dup := `"33683111";"SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO) 2";"2011";"16";"1,00";"05";""` + "\n"
+		dir := badDump(t, "Empresas1.zip", addRow(dup))
+		snap := mustImport(t, d, opts(t, dir))
+		var name string
+		if err := d.Get(&name, `SELECT name FROM cnpj.companies WHERE root = '33683111'`); err != nil || !strings.HasSuffix(name, " 2") {
+			t.Errorf("kept %q, %v", name, err)
+		}
+		var counts map[string]int
+		_ = json.Unmarshal(snap.RowCounts, &counts)
+		if counts["companies"] != 2 || !strings.Contains(string(snap.RejectedRows), `"companies": 1`) {
+			t.Errorf("counts %v rejected %s", counts, snap.RejectedRows)
+		}
+		liveID, members = liveState(t, d)
+	})
 	t.Run("unterminated quote", func(t *testing.T) {
 		dir := badDump(t, "Empresas1.zip", addRow(`"12345678";"BROKEN NAME`))
 		_, err := importer.Import(context.Background(), d, opts(t, dir))

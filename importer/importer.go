@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -389,6 +390,13 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 	for _, s := range stmts {
 		t := time.Now()
 		res, err := c.ExecContext(ctx, s)
+		if m := primaryKey.FindStringSubmatch(s); m != nil && isUniqueViolation(err) {
+			// The registry has shipped duplicated rows: keep the last one
+			// in dump order (COPY order is ctid order) and try again.
+			if err = r.dedupe(ctx, c, m[1], m[2]); err == nil {
+				res, err = c.ExecContext(ctx, s)
+			}
+		}
 		if err != nil {
 			// The detail names e.g. the duplicated key of a failed primary key.
 			var pqErr *pq.Error
@@ -403,6 +411,39 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 		}
 		r.log.Debug("statement done", "sql", firstLine(s), "duration", time.Since(t).Round(time.Millisecond))
 	}
+	return nil
+}
+
+var primaryKey = regexp.MustCompile(`^ALTER TABLE (\w+) ADD PRIMARY KEY \(([\w, ]+)\)$`)
+
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
+}
+
+// dedupe deletes all but the last row of each duplicated key and records
+// how many went, as rejected rows of the table.
+func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key string) error {
+	var join []string
+	for _, k := range strings.Split(key, ",") {
+		k = strings.TrimSpace(k)
+		join = append(join, "a."+k+" = b."+k)
+	}
+	res, err := c.ExecContext(ctx, `DELETE FROM `+table+` a USING `+table+` b WHERE `+strings.Join(join, " AND ")+` AND a.ctid < b.ctid`)
+	if err != nil {
+		return fmt.Errorf("remove duplicated %s rows: %w", table, err)
+	}
+	n, _ := res.RowsAffected()
+	r.mu.Lock()
+	r.counts[table] -= n
+	r.rejected.Total += n
+	r.rejected.Files[table] += n
+	if len(r.rejected.Samples) < maxSamples {
+		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: table,
+			Reason: fmt.Sprintf("%d rows with a duplicated %s removed, the last one kept", n, key)})
+	}
+	r.mu.Unlock()
+	r.log.Warn("duplicated rows removed", "table", table, "key", key, "rows", n)
 	return nil
 }
 
