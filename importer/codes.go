@@ -36,12 +36,12 @@ func readTABMUN(path string) (map[string]municipality, error) {
 	if err != nil {
 		return nil, fmt.Errorf("municipality table: %w (get TABMUN.CSV from %s)", err, tabmunURL)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := make(map[string]municipality, 6000)
 	rr := newRecordReader(f)
 	for {
 		rec, err := rr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -110,7 +110,7 @@ func readCountries(path string) (map[string]country, error) {
 	}
 	for {
 		rec, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -161,7 +161,7 @@ func readCodes(r io.Reader, into map[string]string) (rows, rejected int, err err
 	rr := newRecordReader(r)
 	for {
 		rec, err := rr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return rows, rejected, nil
 		}
 		if err != nil {

@@ -58,15 +58,15 @@ func (rr *recordReader) next() ([][]byte, error) {
 	fieldStart := true // nothing of the current field read yet
 	for {
 		data, err := rr.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(rr.buf) > maxRecordBytes {
 				return nil, rr.tooLong()
 			}
-		} else if err != nil && err != io.EOF {
+		} else if err != nil && !errors.Is(err, io.EOF) {
 			// Decompression and checksum errors of a corrupt ZIP land here.
 			return nil, fmt.Errorf("line %d: %w", rr.line+1, err)
 		}
-		if len(data) == 0 && err == io.EOF {
+		if len(data) == 0 && errors.Is(err, io.EOF) {
 			if inQuotes {
 				return nil, fmt.Errorf("line %d: %w", rr.start, errUnterminated)
 			}
@@ -88,7 +88,6 @@ func (rr *recordReader) next() ([][]byte, error) {
 				q := bytes.IndexByte(data[i:], '"')
 				if q < 0 {
 					rr.appendLatin1(data[i:])
-					i = len(data)
 					break
 				}
 				rr.appendLatin1(data[i : i+q])
@@ -135,7 +134,7 @@ func (rr *recordReader) next() ([][]byte, error) {
 		if len(rr.buf) > maxRecordBytes {
 			return nil, rr.tooLong()
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			if inQuotes {
 				return nil, fmt.Errorf("line %d: %w", rr.start, errUnterminated)
 			}

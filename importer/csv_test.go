@@ -13,7 +13,7 @@ func records(t *testing.T, in string) ([]string, error) {
 	var out []string
 	for {
 		rec, err := rr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

@@ -51,7 +51,7 @@ func (k kind) columns() int {
 
 func (k kind) codeTable() bool { return k >= kindActivities }
 
-// namePrefixes recognise a file by a dot-separated token of its name: the
+// namePrefixes recognize a file by a dot-separated token of its name: the
 // ZIP names (Estabelecimentos3.zip) and the member names inside them
 // (K3241.K03200Y0.D61108.ESTABELE, F.K03200$Z.D61108.CNAECSV).
 var namePrefixes = []struct {
@@ -237,7 +237,7 @@ func (d *discovery) addFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: not a readable ZIP file (truncated or corrupt?): %w", base, err)
 	}
-	defer z.Close()
+	defer func() { _ = z.Close() }()
 	var members []*zip.File
 	for _, f := range z.File {
 		if !f.FileInfo().IsDir() {
@@ -272,7 +272,7 @@ func isZip(path string) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var magic [4]byte
 	_, err = io.ReadFull(f, magic[:])
 	return err == nil && string(magic[:]) == "PK\x03\x04"

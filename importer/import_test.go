@@ -110,12 +110,16 @@ func TestSampleSERPRO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var m member
 		if err := rows.Scan(&m.Name, &m.TaxID, &m.Type, &m.Role, &m.Since, &m.Age, &m.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if len(got) != len(wantMembers) {
 		t.Fatalf("members: %+v", got)

@@ -148,7 +148,7 @@ func (r *run) run(ctx context.Context, month string, ref time.Time) (db.Snapshot
 	if err != nil {
 		return db.Snapshot{}, err
 	}
-	defer lock.Close()
+	defer func() { _ = lock.Close() }()
 	var locked bool
 	if err := lock.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&locked); err != nil {
 		return db.Snapshot{}, fmt.Errorf("take the import lock: %w", err)

@@ -150,7 +150,7 @@ func (r *run) loadFile(s source, body func(*fileLoad) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	f := &fileLoad{run: r, src: s, rr: newRecordReader(rc), prog: fp}
 	if err := body(f); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
@@ -176,7 +176,7 @@ func (f *fileLoad) each(write func([][]byte) error, ws ...*copyWriter) error {
 	w := ws[0]
 	for {
 		rec, err := f.rr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			f.prog.rows.Store(f.total)
 			return nil
 		}

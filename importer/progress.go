@@ -86,7 +86,7 @@ func (p *progress) begin(name string, total int64) *fileProgress {
 	defer p.mu.Unlock()
 	p.running = append(p.running, f)
 	if !p.tty {
-		fmt.Fprintf(p.w, "import: loading %s (%s)\n", name, mib(total))
+		_, _ = fmt.Fprintf(p.w, "import: loading %s (%s)\n", name, mib(total))
 	}
 	return f
 }
@@ -113,7 +113,7 @@ func (p *progress) tick() {
 		return
 	}
 	for _, f := range p.running {
-		fmt.Fprintf(p.w, "import: %s\n", f.status(false))
+		_, _ = fmt.Fprintf(p.w, "import: %s\n", f.status(false))
 	}
 }
 

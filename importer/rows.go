@@ -225,7 +225,7 @@ func (o *officeRow) codeList(w *copyWriter, v []byte) {
 func appendArrayElem(b, v []byte) []byte {
 	plain := len(v) > 0 && !bytes.EqualFold(v, []byte("null"))
 	for _, c := range v {
-		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+		if (c < '0' || c > '9') && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') {
 			plain = false
 			break
 		}
