@@ -205,8 +205,8 @@ func (f *fileLoad) each(write func([][]byte) error, ws ...*copyWriter) error {
 		if err := w.end(); err != nil {
 			return err
 		}
-		if ctxErr := w.ctx.Err(); ctxErr != nil && f.total&4095 == 0 {
-			return ctxErr
+		if f.total&4095 == 0 && w.ctx.Err() != nil {
+			return w.ctx.Err()
 		}
 	}
 }
