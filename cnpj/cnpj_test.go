@@ -1,6 +1,7 @@
 package cnpj
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -39,7 +40,7 @@ func TestParseInvalid(t *testing.T) {
 		"３３683111000280":     ErrLength,
 	}
 	for s, want := range cases {
-		if _, err := Parse(s); err != want {
+		if _, err := Parse(s); !errors.Is(err, want) {
 			t.Errorf("Parse(%q) = %v, want %v", s, err, want)
 		}
 	}

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -38,18 +39,10 @@ func EnsureDatabase(ctx context.Context, rawURL string) error {
 	}
 	if _, err := d.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)); err != nil {
 		var pqErr *pq.Error
-		if ok := asPQ(err, &pqErr); ok && pqErr.Code == "42P04" { // created meanwhile
+		if errors.As(err, &pqErr) && pqErr.Code == "42P04" { // created meanwhile
 			return nil
 		}
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
-}
-
-func asPQ(err error, target **pq.Error) bool {
-	e, ok := err.(*pq.Error)
-	if ok {
-		*target = e
-	}
-	return ok
 }

@@ -20,7 +20,8 @@ type Size struct {
 	Text    string
 }
 
-// Country is a country by its UN M49 code.
+// Country is a country by its UN M49 code. ID is 0 when the registry's
+// country code has no M49 equivalent (placeholders, unmapped codes).
 type Country struct {
 	ID   int
 	Name string
@@ -60,12 +61,17 @@ type Special struct {
 
 // Person is a member of a company or the legal representative of one.
 type Person struct {
+	Updated time.Time // when the data was obtained
 	ID      string
 	Type    string // NATURAL, LEGAL, FOREIGN, UNKNOWN
 	Name    string
 	TaxID   *string // masked CPF, CNPJ; nil for foreigners without one
 	Age     *string // band such as "31-40"; nil when unknown
 	Country *Country
+
+	// Membership lists the person's roles in companies; filled by the
+	// person lookup only.
+	Membership []Membership
 }
 
 // Member is a person's role in a company.
@@ -94,7 +100,7 @@ type Membership struct {
 type Simples struct {
 	Optant  bool
 	Since   *time.Time
-	History []SimplesPeriod
+	History []SimplesPeriod // nil when not asked for, empty when there is none
 }
 
 // SimplesPeriod is one closed or open period of enrolment.
@@ -107,6 +113,7 @@ type SimplesPeriod struct {
 // SimplesRecord is the Simples lookup's answer for a company.
 type SimplesRecord struct {
 	Updated time.Time
+	TaxID   string // the office asked about
 	Root    string
 	Simples Simples
 	Simei   Simples
@@ -128,9 +135,14 @@ type Company struct {
 	Nature       Code
 	Size         *Size
 	Jurisdiction *string
-	Simples      *Simples
+	Simples      *Simples // nil when not asked for
 	Simei        *Simples
 	Members      []Member
+
+	// Offices lists the company's establishments (only the summary fields:
+	// tax id, alias, founded, head, status, reason, main activity); filled by
+	// the company lookup only.
+	Offices []Office
 }
 
 // Office is an establishment, identified by its 14-character CNPJ.
@@ -152,4 +164,8 @@ type Office struct {
 	SpecialDate    *time.Time
 	Special        *Special
 	Registrations  []Registration // only when requested
+
+	// Company owns the office; the office and registry lookups fill it,
+	// the company lookup's office list does not.
+	Company *Company
 }

@@ -20,8 +20,12 @@ func runGenerate(_ context.Context, args []string) error {
 	companies := fs.Int("companies", 10000, "number of companies (roots); offices come out about 1.2 per company")
 	out := fs.String("out", "", "output directory, created if missing (required)")
 	seed := fs.Int64("seed", 1, "random seed: the same seed gives byte-identical files")
+	offices := fs.Int("establishments", 0, "size the dump by establishments instead: about this many offices (overrides --companies)")
 	parts := fs.Int("parts", 10, "ZIP parts of Empresas, Estabelecimentos and Socios")
 	_ = fs.Parse(args)
+	if *offices > 0 {
+		*companies = generator.CompaniesForOffices(*offices)
+	}
 	if *out == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("--out DIR is required and no arguments are accepted")

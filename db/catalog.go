@@ -1,0 +1,253 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Codes is what the server holds in memory for one live snapshot: the
+// snapshot row and the small code tables, so that no lookup joins them.
+type Codes struct {
+	Snapshot       Snapshot
+	activities     map[string]string
+	natures        map[string]string
+	reasons        map[string]string
+	roles          map[string]string
+	countries      map[string]countryCode
+	municipalities map[string]municipalityCode
+}
+
+type countryCode struct {
+	Text string
+	M49  int
+}
+
+type municipalityCode struct {
+	Text  string
+	IBGE  int
+	State string
+}
+
+// Catalog keeps the Codes of the live snapshot. It checks at most every
+// Interval whether another snapshot went live (one primary-key query) and
+// reloads the code tables when one did; requests never wait for that check.
+type Catalog struct {
+	db       *sqlx.DB
+	Interval time.Duration
+
+	cur        atomic.Pointer[Codes]
+	checkedAt  atomic.Int64 // unix nanoseconds of the last check
+	refreshing atomic.Bool
+	loadMu     sync.Mutex
+
+	specialMu sync.RWMutex
+	special   map[string]int
+}
+
+// NewCatalog returns a catalog over d that re-checks the live snapshot every
+// interval.
+func NewCatalog(d *sqlx.DB, interval time.Duration) *Catalog {
+	return &Catalog{db: d, Interval: interval, special: make(map[string]int)}
+}
+
+// Current returns the codes of the live snapshot, loading them on first use.
+// It returns ErrNoSnapshot while nothing has been imported.
+func (c *Catalog) Current(ctx context.Context) (*Codes, error) {
+	cur := c.cur.Load()
+	if cur == nil {
+		return c.loadBlocking(ctx)
+	}
+	if time.Since(time.Unix(0, c.checkedAt.Load())) > c.Interval && c.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer c.refreshing.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, _ = c.Refresh(ctx)
+		}()
+	}
+	return cur, nil
+}
+
+func (c *Catalog) loadBlocking(ctx context.Context) (*Codes, error) {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	if cur := c.cur.Load(); cur != nil {
+		return cur, nil
+	}
+	return c.refreshLocked(ctx)
+}
+
+// Refresh checks the live snapshot now and reloads the codes if it changed.
+func (c *Catalog) Refresh(ctx context.Context) (*Codes, error) {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	return c.refreshLocked(ctx)
+}
+
+func (c *Catalog) refreshLocked(ctx context.Context) (*Codes, error) {
+	live, err := LiveSnapshot(ctx, c.db)
+	if err != nil {
+		if errors.Is(err, ErrNoSnapshot) {
+			c.cur.Store(nil)
+		}
+		return nil, err
+	}
+	if cur := c.cur.Load(); cur != nil && cur.Snapshot.ID == live.ID {
+		c.checkedAt.Store(time.Now().UnixNano())
+		return cur, nil
+	}
+	codes, err := loadCodes(ctx, c.db)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.loadSpecial(ctx); err != nil {
+		return nil, err
+	}
+	c.cur.Store(codes)
+	c.checkedAt.Store(time.Now().UnixNano())
+	return codes, nil
+}
+
+// loadCodes reads the live snapshot row and every code table in one
+// read-only repeatable-read transaction, so they describe the same import
+// even when a swap happens meanwhile.
+func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
+	tx, err := d.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("load code tables: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	live, err := LiveSnapshot(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	codes := &Codes{Snapshot: live}
+	for _, t := range []struct {
+		table string
+		dst   *map[string]string
+	}{
+		{"activities", &codes.activities},
+		{"natures", &codes.natures},
+		{"reasons", &codes.reasons},
+		{"roles", &codes.roles},
+	} {
+		m, err := loadTextTable(ctx, tx, t.table)
+		if err != nil {
+			return nil, err
+		}
+		*t.dst = m
+	}
+
+	const qCountries = `SELECT code, coalesce(text, ''), coalesce(m49, 0) FROM ` + LiveSchema + `.countries`
+	rows, err := tx.QueryContext(ctx, qCountries)
+	if err != nil {
+		return nil, fmt.Errorf("load countries: %w", err)
+	}
+	codes.countries = make(map[string]countryCode)
+	for rows.Next() {
+		var code string
+		var c countryCode
+		if err := rows.Scan(&code, &c.Text, &c.M49); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("load countries: %w", err)
+		}
+		codes.countries[code] = c
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("load countries: %w", err)
+	}
+
+	const qMunicipalities = `SELECT code, coalesce(text, ''), coalesce(ibge, 0), coalesce(state, '') FROM ` + LiveSchema + `.municipalities`
+	rows, err = tx.QueryContext(ctx, qMunicipalities)
+	if err != nil {
+		return nil, fmt.Errorf("load municipalities: %w", err)
+	}
+	codes.municipalities = make(map[string]municipalityCode)
+	for rows.Next() {
+		var code string
+		var m municipalityCode
+		if err := rows.Scan(&code, &m.Text, &m.IBGE, &m.State); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("load municipalities: %w", err)
+		}
+		codes.municipalities[code] = m
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("load municipalities: %w", err)
+	}
+	return codes, nil
+}
+
+func loadTextTable(ctx context.Context, tx *sqlx.Tx, table string) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT code, coalesce(text, '') FROM `+LiveSchema+`.`+table)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", table, err)
+	}
+	m := make(map[string]string)
+	for rows.Next() {
+		var code, text string
+		if err := rows.Scan(&code, &text); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("load %s: %w", table, err)
+		}
+		m[code] = text
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("load %s: %w", table, err)
+	}
+	return m, nil
+}
+
+func closeRows(rows *sql.Rows) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (c *Catalog) loadSpecial(ctx context.Context) error {
+	var rows []struct {
+		ID   int    `db:"id"`
+		Text string `db:"text"`
+	}
+	if err := c.db.SelectContext(ctx, &rows, `SELECT id, text FROM special_statuses`); err != nil {
+		return fmt.Errorf("load special statuses: %w", err)
+	}
+	m := make(map[string]int, len(rows))
+	for _, r := range rows {
+		m[r.Text] = r.ID
+	}
+	c.specialMu.Lock()
+	c.special = m
+	c.specialMu.Unlock()
+	return nil
+}
+
+// SpecialID returns the stable id of a "situação especial" text, registering
+// the text in special_statuses if the import did not.
+func (c *Catalog) SpecialID(ctx context.Context, text string) (int, error) {
+	c.specialMu.RLock()
+	id, ok := c.special[text]
+	c.specialMu.RUnlock()
+	if ok {
+		return id, nil
+	}
+	// The no-op update makes RETURNING give the id of an existing row too.
+	const q = `INSERT INTO special_statuses (text) VALUES ($1)
+		ON CONFLICT (text) DO UPDATE SET text = EXCLUDED.text RETURNING id`
+	if err := c.db.GetContext(ctx, &id, q, text); err != nil {
+		return 0, fmt.Errorf("special status id: %w", err)
+	}
+	c.specialMu.Lock()
+	c.special[text] = id
+	c.specialMu.Unlock()
+	return id, nil
+}

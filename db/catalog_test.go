@@ -1,0 +1,58 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+)
+
+// TestCatalogFollowsLiveSnapshot: a new live snapshot brings its code
+// tables and reference date, without a restart.
+func TestCatalogFollowsLiveSnapshot(t *testing.T) {
+	d, _ := dbtest.New(t)
+	first := dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	ctx := context.Background()
+	codes, err := store.Catalog.Current(ctx)
+	if err != nil || codes.Snapshot.ID != first {
+		t.Fatalf("%v %v", codes, err)
+	}
+	offices, err := store.Offices(ctx, []string{dbtest.SerproBranch})
+	if err != nil || offices[dbtest.SerproBranch].MainActivity.Text != "Consultoria em tecnologia da informação" {
+		t.Fatalf("%v %v", offices, err)
+	}
+
+	// An import swaps in new data: here, a renamed activity and a new date.
+	dbtest.MustExec(t, d, `UPDATE cnpj.activities SET text = 'Consultoria em TI' WHERE code = '6204000'`)
+	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired'`)
+	var second int64
+	if err := d.Get(&second, `INSERT INTO snapshots (state, dump_month, reference_date) VALUES ('live','2026-01','2026-01-11') RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	if codes, _ := store.Catalog.Current(ctx); codes.Snapshot.ID != first {
+		t.Fatalf("checked again before the interval")
+	}
+	codes, err = store.Catalog.Refresh(ctx)
+	if err != nil || codes.Snapshot.ID != second || codes.Updated().Format("2006-01-02") != "2026-01-11" {
+		t.Fatalf("after refresh: %+v %v", codes.Snapshot, err)
+	}
+	offices, _ = store.Offices(ctx, []string{dbtest.SerproBranch})
+	if o := offices[dbtest.SerproBranch]; o.MainActivity.Text != "Consultoria em TI" || o.Updated.Format("2006-01-02") != "2026-01-11" {
+		t.Errorf("office after the swap: %+v", o)
+	}
+}
+
+func TestDecimal(t *testing.T) {
+	for in, want := range map[string]string{"1061004829.23": "1061004829.23", "0.00": "0", "250000.50": "250000.5",
+		"100": "100", "": "0", "10.0": "10", "-0.00": "0"} {
+		s := in
+		if got := db.Decimal(&s); got != want {
+			t.Errorf("Decimal(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if db.Decimal(nil) != "0" {
+		t.Error("null equity")
+	}
+}

@@ -1,0 +1,240 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// The lookups of the service, one statement per batch: every query takes a
+// whole batch of keys through = ANY($1), so a dataloader batch costs one
+// round trip whatever its size. Codes stay raw here; Store converts them.
+
+// OfficeRow is an office joined with its company and Simples rows (either
+// may be missing: the dump is not always consistent).
+type OfficeRow struct {
+	TaxID          string         `db:"tax_id"`
+	Root           string         `db:"root"`
+	Head           bool           `db:"head"`
+	Alias          *string        `db:"alias"`
+	Status         *string        `db:"status"`
+	StatusDate     *time.Time     `db:"status_date"`
+	Reason         *string        `db:"reason"`
+	CityAbroad     *string        `db:"city_abroad"`
+	Country        *string        `db:"country"`
+	Founded        *time.Time     `db:"founded"`
+	MainActivity   *string        `db:"main_activity"`
+	SideActivities pq.StringArray `db:"side_activities"`
+	Street         *string        `db:"street"`
+	Number         *string        `db:"number"`
+	Details        *string        `db:"details"`
+	District       *string        `db:"district"`
+	Zip            *string        `db:"zip"`
+	State          *string        `db:"state"`
+	Municipality   *string        `db:"municipality"`
+	Phones         pq.StringArray `db:"phones"`
+	Email          *string        `db:"email"`
+	Special        *string        `db:"special"`
+	SpecialDate    *time.Time     `db:"special_date"`
+	CompanyRow
+}
+
+// CompanyRow is a company joined with its Simples row.
+type CompanyRow struct {
+	CompanyRoot  *string `db:"company_root"` // nil when the company row is missing
+	Name         *string `db:"name"`
+	Nature       *string `db:"nature"`
+	Equity       *string `db:"equity"` // numeric as text: exact
+	Size         *string `db:"size"`
+	Jurisdiction *string `db:"jurisdiction"`
+	SimplesRow
+}
+
+// SimplesRow is the Simples/SIMEI row of a company; SimplesRoot is nil when
+// the company has none (never enrolled).
+type SimplesRow struct {
+	SimplesRoot   *string    `db:"simples_root"`
+	SimplesOptant *bool      `db:"simples_optant"`
+	SimplesSince  *time.Time `db:"simples_since"`
+	SimplesUntil  *time.Time `db:"simples_until"`
+	SimeiOptant   *bool      `db:"simei_optant"`
+	SimeiSince    *time.Time `db:"simei_since"`
+	SimeiUntil    *time.Time `db:"simei_until"`
+}
+
+const companyColumns = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
+	s.root AS simples_root, s.simples_optant, s.simples_since, s.simples_until, s.simei_optant, s.simei_since, s.simei_until`
+
+// QueryOffices returns the offices with the given tax ids, in no order.
+func QueryOffices(ctx context.Context, q sqlx.QueryerContext, taxIDs []string) ([]OfficeRow, error) {
+	const query = `SELECT o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
+	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
+	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
+	` + companyColumns + `
+FROM ` + LiveSchema + `.offices o
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = o.root
+WHERE o.tax_id = ANY($1)`
+	var rows []OfficeRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(taxIDs)); err != nil {
+		return nil, fmt.Errorf("query offices: %w", err)
+	}
+	return rows, nil
+}
+
+// QueryCompanies returns the companies with the given roots, in no order.
+func QueryCompanies(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]CompanyRow, error) {
+	const query = `SELECT ` + companyColumns + `
+FROM ` + LiveSchema + `.companies c
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = c.root
+WHERE c.root = ANY($1)`
+	var rows []CompanyRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
+		return nil, fmt.Errorf("query companies: %w", err)
+	}
+	return rows, nil
+}
+
+// OfficeSummaryRow is an office as the company lookup lists it.
+type OfficeSummaryRow struct {
+	TaxID        string     `db:"tax_id"`
+	Root         string     `db:"root"`
+	Head         bool       `db:"head"`
+	Alias        *string    `db:"alias"`
+	Founded      *time.Time `db:"founded"`
+	Status       *string    `db:"status"`
+	StatusDate   *time.Time `db:"status_date"`
+	Reason       *string    `db:"reason"`
+	MainActivity *string    `db:"main_activity"`
+}
+
+// QueryCompanyOffices returns the offices of the given roots, ordered by root
+// and tax id (the head office, order 0001, usually first).
+func QueryCompanyOffices(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]OfficeSummaryRow, error) {
+	const query = `SELECT tax_id, root, head, alias, founded, status, status_date, reason, main_activity
+FROM ` + LiveSchema + `.offices WHERE root = ANY($1) ORDER BY root, tax_id`
+	var rows []OfficeSummaryRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
+		return nil, fmt.Errorf("query company offices: %w", err)
+	}
+	return rows, nil
+}
+
+// PersonRow is a row of persons.
+type PersonRow struct {
+	ID      string  `db:"id"`
+	Type    string  `db:"type"`
+	TaxID   *string `db:"tax_id"`
+	Name    string  `db:"name"`
+	Age     *string `db:"age"`
+	Country *string `db:"country"`
+}
+
+// MemberRow is a member joined with its person and, when there is one, its
+// legal representative.
+type MemberRow struct {
+	Root         string     `db:"root"`
+	Position     int        `db:"position"`
+	Role         *string    `db:"role"`
+	Since        *time.Time `db:"since"`
+	PersonID     string     `db:"p_id"`
+	PersonType   string     `db:"p_type"`
+	PersonTaxID  *string    `db:"p_tax_id"`
+	PersonName   string     `db:"p_name"`
+	PersonAge    *string    `db:"p_age"`
+	PersonCntry  *string    `db:"p_country"`
+	AgentID      *string    `db:"a_id"`
+	AgentType    *string    `db:"a_type"`
+	AgentTaxID   *string    `db:"a_tax_id"`
+	AgentName    *string    `db:"a_name"`
+	AgentAge     *string    `db:"a_age"`
+	AgentCountry *string    `db:"a_country"`
+	AgentRole    *string    `db:"agent_role"`
+}
+
+// QueryMembers returns the members of the given roots with their persons,
+// ordered by root and position in the dump.
+func QueryMembers(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]MemberRow, error) {
+	const query = `SELECT m.root, m.position, m.role, m.since,
+	p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
+	a.id AS a_id, a.type AS a_type, a.tax_id AS a_tax_id, a.name AS a_name, a.age AS a_age, a.country AS a_country,
+	m.agent_role
+FROM ` + LiveSchema + `.members m
+JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
+LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
+WHERE m.root = ANY($1)
+ORDER BY m.root, m.position`
+	var rows []MemberRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
+		return nil, fmt.Errorf("query members: %w", err)
+	}
+	return rows, nil
+}
+
+// QueryPersons returns the persons with the given ids, in no order.
+func QueryPersons(ctx context.Context, q sqlx.QueryerContext, ids []string) ([]PersonRow, error) {
+	const query = `SELECT id, type, tax_id, name, age, country FROM ` + LiveSchema + `.persons WHERE id = ANY($1)`
+	var rows []PersonRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("query persons: %w", err)
+	}
+	return rows, nil
+}
+
+// MembershipRow is a person's role in a company, joined with the company.
+type MembershipRow struct {
+	PersonID string     `db:"person_id"`
+	Root     string     `db:"root"`
+	Role     *string    `db:"role"`
+	Since    *time.Time `db:"since"`
+	Name     *string    `db:"name"`
+	Nature   *string    `db:"nature"`
+	Equity   *string    `db:"equity"`
+	Size     *string    `db:"size"`
+}
+
+// QueryMemberships returns the memberships of the given persons, ordered by
+// person, company root and position.
+func QueryMemberships(ctx context.Context, q sqlx.QueryerContext, personIDs []string) ([]MembershipRow, error) {
+	const query = `SELECT m.person_id, m.root, m.role, m.since, c.name, c.nature, c.equity::text AS equity, c.size
+FROM ` + LiveSchema + `.members m
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
+WHERE m.person_id = ANY($1)
+ORDER BY m.person_id, m.root, m.position`
+	var rows []MembershipRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(personIDs)); err != nil {
+		return nil, fmt.Errorf("query memberships: %w", err)
+	}
+	return rows, nil
+}
+
+// SimplesPeriodRow is a closed enrolment period.
+type SimplesPeriodRow struct {
+	Root   string    `db:"root"`
+	Regime string    `db:"regime"` // SIMPLES or SIMEI
+	Since  time.Time `db:"since"`
+	Until  time.Time `db:"until"`
+}
+
+// QuerySimplesPeriods returns the closed periods of the given roots, newest
+// first within each root and regime: the accumulated history plus the closed
+// period the company's own Simples row shows (opted in, then excluded), which
+// no earlier import may have recorded.
+func QuerySimplesPeriods(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]SimplesPeriodRow, error) {
+	const query = `SELECT root, regime, since, until FROM ` + LiveSchema + `.simples_periods WHERE root = ANY($1)
+UNION
+SELECT root, 'SIMPLES', simples_since, simples_until FROM ` + LiveSchema + `.simples
+	WHERE root = ANY($1) AND simples_until >= simples_since
+UNION
+SELECT root, 'SIMEI', simei_since, simei_until FROM ` + LiveSchema + `.simples
+	WHERE root = ANY($1) AND simei_until >= simei_since
+ORDER BY root, regime, since DESC`
+	var rows []SimplesPeriodRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
+		return nil, fmt.Errorf("query simples periods: %w", err)
+	}
+	return rows, nil
+}

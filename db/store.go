@@ -1,0 +1,463 @@
+package db
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/cnpjgraph/cnpjgraph/model"
+)
+
+// NotFoundError is the typed answer for a key with no row.
+type NotFoundError struct {
+	What string // office, company, person
+	Key  string
+}
+
+func (e *NotFoundError) Error() string { return e.What + " " + e.Key + " not found" }
+
+// NotFound marks the error for fault.Classify.
+func (e *NotFoundError) NotFound() bool { return true }
+
+// Store runs the lookups of the service against the live snapshot and turns
+// rows into domain values, resolving codes through the in-memory Catalog.
+type Store struct {
+	DB      *sqlx.DB
+	Q       sqlx.QueryerContext // the queryer lookups go through (prepared, counted)
+	Catalog *Catalog
+}
+
+// StoreOptions tunes a Store.
+type StoreOptions struct {
+	// OnQuery is called once per SQL statement a lookup sends.
+	OnQuery func()
+	// CatalogInterval is how often the live snapshot is re-checked (default 2s).
+	CatalogInterval time.Duration
+}
+
+// NewStore returns a Store over d with prepared statements.
+func NewStore(d *sqlx.DB, opts StoreOptions) *Store {
+	var q sqlx.QueryerContext = NewPrepared(d)
+	if opts.OnQuery != nil {
+		q = Counted{Q: q, OnQuery: opts.OnQuery}
+	}
+	if opts.CatalogInterval <= 0 {
+		opts.CatalogInterval = 2 * time.Second
+	}
+	return &Store{DB: d, Q: q, Catalog: NewCatalog(d, opts.CatalogInterval)}
+}
+
+// Offices returns the offices with their company and Simples (no members),
+// keyed by tax id; missing tax ids are absent from the map.
+func (s *Store) Offices(ctx context.Context, taxIDs []string) (map[string]model.Office, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryOffices(ctx, s.Q, taxIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]model.Office, len(rows))
+	for i := range rows {
+		o, err := s.office(ctx, codes, &rows[i])
+		if err != nil {
+			return nil, err
+		}
+		out[o.TaxID] = o
+	}
+	return out, nil
+}
+
+// Companies returns companies with their Simples (no members, no offices),
+// keyed by root.
+func (s *Store) Companies(ctx context.Context, roots []string) (map[string]model.Company, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryCompanies(ctx, s.Q, roots)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]model.Company, len(rows))
+	for i := range rows {
+		c := codes.company(rows[i].CompanyRoot, &rows[i])
+		out[c.Root] = c
+	}
+	return out, nil
+}
+
+// CompanyOffices returns the office summaries of each root.
+func (s *Store) CompanyOffices(ctx context.Context, roots []string) (map[string][]model.Office, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryCompanyOffices(ctx, s.Q, roots)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]model.Office, len(roots))
+	for i := range rows {
+		r := &rows[i]
+		status := codes.status(r.Status)
+		out[r.Root] = append(out[r.Root], model.Office{
+			Updated:      codes.Updated(),
+			TaxID:        r.TaxID,
+			Root:         r.Root,
+			Alias:        nonEmpty(r.Alias),
+			Founded:      r.Founded,
+			Head:         r.Head,
+			StatusDate:   r.StatusDate,
+			Status:       status,
+			Reason:       codes.reason(status, r.Reason),
+			MainActivity: codes.activity(deref(r.MainActivity)),
+		})
+	}
+	return out, nil
+}
+
+// Members returns the members of each root, in dump order.
+func (s *Store) Members(ctx context.Context, roots []string) (map[string][]model.Member, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryMembers(ctx, s.Q, roots)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]model.Member, len(roots))
+	for i := range rows {
+		r := &rows[i]
+		m := model.Member{
+			Root:  r.Root,
+			Since: r.Since,
+			Person: codes.person(PersonRow{ID: r.PersonID, Type: r.PersonType, TaxID: r.PersonTaxID,
+				Name: r.PersonName, Age: r.PersonAge, Country: r.PersonCntry}),
+			Role: codes.role(r.Role),
+		}
+		if r.AgentID != nil {
+			m.Agent = &model.Agent{
+				Person: codes.person(PersonRow{ID: *r.AgentID, Type: deref(r.AgentType), TaxID: r.AgentTaxID,
+					Name: deref(r.AgentName), Age: r.AgentAge, Country: r.AgentCountry}),
+				Role: codes.role(r.AgentRole),
+			}
+		}
+		out[r.Root] = append(out[r.Root], m)
+	}
+	return out, nil
+}
+
+// Persons returns persons keyed by id (no memberships).
+func (s *Store) Persons(ctx context.Context, ids []string) (map[string]model.Person, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryPersons(ctx, s.Q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]model.Person, len(rows))
+	for _, r := range rows {
+		out[r.ID] = codes.person(r)
+	}
+	return out, nil
+}
+
+// Memberships returns each person's roles in companies.
+func (s *Store) Memberships(ctx context.Context, personIDs []string) (map[string][]model.Membership, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := QueryMemberships(ctx, s.Q, personIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]model.Membership, len(personIDs))
+	for i := range rows {
+		r := &rows[i]
+		out[r.PersonID] = append(out[r.PersonID], model.Membership{
+			Since: r.Since,
+			Role:  codes.role(r.Role),
+			Company: model.Company{
+				Updated: codes.Updated(),
+				Root:    r.Root,
+				Name:    deref(r.Name),
+				Equity:  Decimal(r.Equity),
+				Nature:  codes.nature(r.Nature),
+				Size:    size(r.Size),
+			},
+		})
+	}
+	return out, nil
+}
+
+// SimplesHistory is the closed enrolment periods of one company.
+type SimplesHistory struct {
+	Simples []model.SimplesPeriod
+	Simei   []model.SimplesPeriod
+}
+
+// SimplesPeriods returns the closed periods of each root, newest first.
+func (s *Store) SimplesPeriods(ctx context.Context, roots []string) (map[string]SimplesHistory, error) {
+	rows, err := QuerySimplesPeriods(ctx, s.Q, roots)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]SimplesHistory, len(roots))
+	for _, r := range rows {
+		h := out[r.Root]
+		until := r.Until
+		switch r.Regime {
+		case "SIMEI":
+			h.Simei = append(h.Simei, model.SimplesPeriod{From: r.Since, Until: &until, Text: SimeiPeriodText})
+		default:
+			h.Simples = append(h.Simples, model.SimplesPeriod{From: r.Since, Until: &until, Text: SimplesPeriodText})
+		}
+		out[r.Root] = h
+	}
+	return out, nil
+}
+
+// Texts of past enrolment periods, worded as the Simples portal lists them.
+const (
+	SimplesPeriodText = "Optante pelo Simples Nacional"
+	SimeiPeriodText   = "Enquadrado no SIMEI"
+)
+
+// Updated is the time cached answers carry: the snapshot's reference date at
+// 00:00 UTC.
+func (c *Codes) Updated() time.Time {
+	d := c.Snapshot.ReferenceDate
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func (s *Store) office(ctx context.Context, codes *Codes, r *OfficeRow) (model.Office, error) {
+	status := codes.status(r.Status)
+	o := model.Office{
+		Updated:        codes.Updated(),
+		TaxID:          r.TaxID,
+		Root:           r.Root,
+		Alias:          nonEmpty(r.Alias),
+		Founded:        r.Founded,
+		Head:           r.Head,
+		StatusDate:     r.StatusDate,
+		Status:         status,
+		Reason:         codes.reason(status, r.Reason),
+		Address:        codes.address(r),
+		Phones:         phones(r.Phones),
+		Emails:         emails(r.Email),
+		MainActivity:   codes.activity(deref(r.MainActivity)),
+		SideActivities: make([]model.Code, 0, len(r.SideActivities)),
+		SpecialDate:    r.SpecialDate,
+	}
+	for _, a := range r.SideActivities {
+		if a = strings.TrimSpace(a); a != "" {
+			o.SideActivities = append(o.SideActivities, codes.activity(a))
+		}
+	}
+	if r.SpecialDate != nil {
+		if text := strings.TrimSpace(deref(r.Special)); text != "" {
+			id, err := s.Catalog.SpecialID(ctx, text)
+			if err != nil {
+				return o, err
+			}
+			o.Special = &model.Special{ID: id, Text: text}
+		}
+	}
+	c := codes.company(&r.Root, &r.CompanyRow)
+	o.Company = &c
+	return o, nil
+}
+
+func (c *Codes) company(root *string, r *CompanyRow) model.Company {
+	co := model.Company{
+		Updated:      c.Updated(),
+		Root:         deref(root),
+		Name:         deref(r.Name),
+		Equity:       Decimal(r.Equity),
+		Nature:       c.nature(r.Nature),
+		Size:         size(r.Size),
+		Jurisdiction: nonEmpty(r.Jurisdiction),
+	}
+	simples, simei := simplesOf(&r.SimplesRow)
+	co.Simples, co.Simei = &simples, &simei
+	return co
+}
+
+func simplesOf(r *SimplesRow) (simples, simei model.Simples) {
+	if r.SimplesRoot == nil {
+		return
+	}
+	if r.SimplesOptant != nil && *r.SimplesOptant {
+		simples = model.Simples{Optant: true, Since: r.SimplesSince}
+	}
+	if r.SimeiOptant != nil && *r.SimeiOptant {
+		simei = model.Simples{Optant: true, Since: r.SimeiSince}
+	}
+	return
+}
+
+var statusTexts = map[int]string{1: "Nula", 2: "Ativa", 3: "Suspensa", 4: "Inapta", 8: "Baixada"}
+
+func (c *Codes) status(code *string) model.Code {
+	id := atoi(deref(code))
+	return model.Code{ID: id, Text: statusTexts[id]}
+}
+
+// reason is present for every status but Ativa (2).
+func (c *Codes) reason(status model.Code, code *string) *model.Code {
+	if status.ID == 2 || code == nil || *code == "" {
+		return nil
+	}
+	return &model.Code{ID: atoi(*code), Text: c.reasons[*code]}
+}
+
+func (c *Codes) activity(code string) model.Code {
+	return model.Code{ID: atoi(code), Text: c.activities[code]}
+}
+
+func (c *Codes) nature(code *string) model.Code {
+	return model.Code{ID: atoi(deref(code)), Text: c.natures[deref(code)]}
+}
+
+func (c *Codes) role(code *string) model.Code {
+	return model.Code{ID: atoi(deref(code)), Text: c.roles[deref(code)]}
+}
+
+var sizes = map[string]model.Size{
+	"01": {ID: 1, Acronym: "ME", Text: "Microempresa"},
+	"03": {ID: 3, Acronym: "EPP", Text: "Empresa de Pequeno Porte"},
+	"05": {ID: 5, Acronym: "DEMAIS", Text: "Demais"},
+}
+
+// size is nil for porte 00 (não informado) and unknown codes.
+func size(code *string) *model.Size {
+	s, ok := sizes[deref(code)]
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// Brazil is the country of every address not abroad.
+var Brazil = model.Country{ID: 76, Name: "Brasil"}
+
+func (c *Codes) address(r *OfficeRow) model.Address {
+	a := model.Address{
+		Street:   deref(r.Street),
+		Number:   deref(r.Number),
+		Details:  nonEmpty(r.Details),
+		District: deref(r.District),
+		State:    deref(r.State),
+		Zip:      deref(r.Zip),
+		Country:  Brazil,
+	}
+	m, ok := c.municipalities[deref(r.Municipality)]
+	if ok {
+		a.City = m.Text
+		if m.IBGE > 0 {
+			ibge := m.IBGE
+			a.Municipality = &ibge
+		}
+	}
+	if a.State == "EX" {
+		if city := strings.TrimSpace(deref(r.CityAbroad)); city != "" {
+			a.City = city
+		}
+		a.Country = c.country(deref(r.Country))
+	}
+	return a
+}
+
+func (c *Codes) country(code string) model.Country {
+	if cc, ok := c.countries[code]; ok {
+		return model.Country{ID: cc.M49, Name: cc.Text}
+	}
+	return model.Country{}
+}
+
+var ageBands = map[string]string{
+	"1": "0-12", "2": "13-20", "3": "21-30", "4": "31-40", "5": "41-50",
+	"6": "51-60", "7": "61-70", "8": "71-80", "9": "81+",
+}
+
+func (c *Codes) person(r PersonRow) model.Person {
+	p := model.Person{Updated: c.Updated(), ID: r.ID, Type: r.Type, Name: r.Name, TaxID: nonEmpty(r.TaxID)}
+	if band, ok := ageBands[strings.TrimLeft(deref(r.Age), "0")]; ok {
+		p.Age = &band
+	}
+	if r.Type == "FOREIGN" && deref(r.Country) != "" {
+		country := c.country(*r.Country)
+		p.Country = &country
+	}
+	return p
+}
+
+// phones pairs the alternating area and number entries, dropping the
+// registry's placeholders ("0", "0000").
+func phones(raw []string) []model.Phone {
+	out := make([]model.Phone, 0, len(raw)/2)
+	for i := 0; i+1 < len(raw); i += 2 {
+		area, number := strings.TrimSpace(raw[i]), strings.TrimSpace(raw[i+1])
+		if strings.Trim(number, "0") == "" {
+			continue
+		}
+		out = append(out, model.Phone{Area: area, Number: number})
+	}
+	return out
+}
+
+func emails(raw *string) []model.Email {
+	addr := strings.ToLower(strings.TrimSpace(deref(raw)))
+	at := strings.LastIndexByte(addr, '@')
+	if at <= 0 || at == len(addr)-1 {
+		return []model.Email{}
+	}
+	return []model.Email{{Address: addr, Domain: addr[at+1:]}}
+}
+
+// Decimal normalizes PostgreSQL numeric text for JSON: trailing fractional
+// zeros dropped ("0.00" -> "0", "100.50" -> "100.5"), as a JavaScript client
+// would print the number; null becomes "0".
+func Decimal(s *string) string {
+	v := strings.TrimSpace(deref(s))
+	if v == "" {
+		return "0"
+	}
+	if strings.IndexByte(v, '.') >= 0 {
+		v = strings.TrimRight(v, "0")
+		v = strings.TrimSuffix(v, ".")
+	}
+	if v == "" || v == "-" || v == "-0" {
+		return "0"
+	}
+	return v
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nonEmpty(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	v := *s
+	return &v
+}

@@ -1,0 +1,131 @@
+// Package loaders holds the per-request dataloaders: every lookup the service
+// makes goes through them, so lookups started concurrently within a request
+// (a GraphQL query's siblings, a REST handler's children) share one SQL
+// statement per kind of key.
+package loaders
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/model"
+)
+
+// Wait is how long a loader collects keys before it sends its batch: long
+// enough for concurrently started loads to join, short against a lookup.
+const Wait = time.Millisecond
+
+// Loaders is one request's set of loaders. Its caches live as long as the
+// request, so a value is read at most once per request.
+type Loaders struct {
+	Offices        *dataloader.Loader[string, model.Office]       // by tax id; with Company (no members) and Simples
+	Companies      *dataloader.Loader[string, model.Company]      // by root; with Simples
+	CompanyOffices *dataloader.Loader[string, []model.Office]     // by root; office summaries
+	Members        *dataloader.Loader[string, []model.Member]     // by root
+	Persons        *dataloader.Loader[string, model.Person]       // by person id
+	Memberships    *dataloader.Loader[string, []model.Membership] // by person id
+	SimplesHistory *dataloader.Loader[string, db.SimplesHistory]  // by root
+}
+
+// Store is what the loaders need from the database.
+type Store interface {
+	Offices(ctx context.Context, taxIDs []string) (map[string]model.Office, error)
+	Companies(ctx context.Context, roots []string) (map[string]model.Company, error)
+	CompanyOffices(ctx context.Context, roots []string) (map[string][]model.Office, error)
+	Members(ctx context.Context, roots []string) (map[string][]model.Member, error)
+	Persons(ctx context.Context, ids []string) (map[string]model.Person, error)
+	Memberships(ctx context.Context, personIDs []string) (map[string][]model.Membership, error)
+	SimplesPeriods(ctx context.Context, roots []string) (map[string]db.SimplesHistory, error)
+}
+
+// New returns fresh loaders over store that wait Wait for a batch.
+func New(store Store) *Loaders { return NewWithWait(store, Wait) }
+
+// NewWithWait returns fresh loaders with another batch window: tests use a
+// long one so that batch counts do not depend on scheduling.
+func NewWithWait(store Store, wait time.Duration) *Loaders {
+	return &Loaders{
+		Offices:        one(store.Offices, "office", wait),
+		Companies:      one(store.Companies, "company", wait),
+		CompanyOffices: many(store.CompanyOffices, wait),
+		Members:        many(store.Members, wait),
+		Persons:        one(store.Persons, "person", wait),
+		Memberships:    many(store.Memberships, wait),
+		SimplesHistory: many(store.SimplesPeriods, wait),
+	}
+}
+
+// one builds a loader for a 1:1 relation: a key without a row gets a typed
+// not-found error.
+func one[V any](fetch func(context.Context, []string) (map[string]V, error), what string, wait time.Duration) *dataloader.Loader[string, V] {
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[V] {
+		found, err := fetch(ctx, keys)
+		results := make([]*dataloader.Result[V], len(keys))
+		for i, k := range keys {
+			switch v, ok := found[k]; {
+			case err != nil:
+				results[i] = &dataloader.Result[V]{Error: err}
+			case !ok:
+				results[i] = &dataloader.Result[V]{Error: &db.NotFoundError{What: what, Key: k}}
+			default:
+				results[i] = &dataloader.Result[V]{Data: v}
+			}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
+}
+
+// many builds a loader for a 1:N relation (or a value that defaults to its
+// zero): a key without rows gets the zero value, never an error.
+func many[V any](fetch func(context.Context, []string) (map[string]V, error), wait time.Duration) *dataloader.Loader[string, V] {
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[V] {
+		found, err := fetch(ctx, keys)
+		results := make([]*dataloader.Result[V], len(keys))
+		for i, k := range keys {
+			if err != nil {
+				results[i] = &dataloader.Result[V]{Error: err}
+				continue
+			}
+			results[i] = &dataloader.Result[V]{Data: found[k]}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
+}
+
+func options[V any](wait time.Duration) []dataloader.Option[string, V] {
+	return []dataloader.Option[string, V]{
+		dataloader.WithWait[string, V](wait),
+		// A batch for a huge GraphQL list is split so one statement's
+		// array parameter stays reasonable.
+		dataloader.WithBatchCapacity[string, V](1000),
+	}
+}
+
+type ctxKey struct{}
+
+// With returns a context carrying l.
+func With(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
+
+// From returns the request's loaders, or nil.
+func From(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(ctxKey{}).(*Loaders)
+	return l
+}
+
+// Middleware puts fresh loaders into every request's context. Mount it on
+// the router that serves both REST and GraphQL.
+func Middleware(store Store) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(With(r.Context(), New(store))))
+		})
+	}
+}

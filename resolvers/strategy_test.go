@@ -1,0 +1,139 @@
+package resolvers_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+)
+
+// fakeUpstream answers with a fixed office, or fails with err.
+type fakeUpstream struct {
+	err   error
+	calls int
+}
+
+func (f *fakeUpstream) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, error) {
+	f.calls++
+	if f.err != nil {
+		return model.Office{}, f.err
+	}
+	return model.Office{TaxID: string(taxID), Alias: ptr("ONLINE"), Company: &model.Company{Root: string(taxID.Root())}}, nil
+}
+
+func (f *fakeUpstream) Simples(ctx context.Context, taxID cnpj.CNPJ) (model.SimplesRecord, error) {
+	f.calls++
+	return model.SimplesRecord{TaxID: string(taxID)}, f.err
+}
+
+func (f *fakeUpstream) Registrations(ctx context.Context, taxID cnpj.CNPJ, states []string) ([]model.Registration, error) {
+	f.calls++
+	return []model.Registration{{State: states[0], Number: "123", Enabled: true}}, f.err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestStrategy(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	age := 10 * 24 * time.Hour // the data's age at the test's clock
+	clock := func() time.Time { return dbtest.Reference().Add(age) }
+	taxID := cnpj.CNPJ(dbtest.SerproBranch)
+	offline := errors.New("connection refused")
+
+	cases := []struct {
+		name     string
+		upstream *fakeUpstream
+		cache    resolvers.CacheQuery
+		want     string // "cache", "online", or the fault message
+	}{
+		{"no upstream, CACHE", nil, q(resolvers.Cache, 1, 1), "cache"},
+		{"no upstream, fresh", nil, q(resolvers.CacheIfFresh, 10, 365), "cache"},
+		{"no upstream, CACHE_IF_FRESH stale", nil, q(resolvers.CacheIfFresh, 9, 365), fault.MsgOffline},
+		{"no upstream, CACHE_IF_ERROR within maxStale", nil, q(resolvers.CacheIfError, 9, 10), "cache"},
+		{"no upstream, CACHE_IF_ERROR beyond maxStale", nil, q(resolvers.CacheIfError, 9, 9), fault.MsgOffline},
+		{"no upstream, ONLINE", nil, q(resolvers.Online, 30, 365), fault.MsgOffline},
+		{"upstream, CACHE never asks it", &fakeUpstream{}, q(resolvers.Cache, 1, 1), "cache"},
+		{"upstream, fresh cache", &fakeUpstream{}, q(resolvers.CacheIfFresh, 30, 365), "cache"},
+		{"upstream, stale cache goes online", &fakeUpstream{}, q(resolvers.CacheIfFresh, 9, 365), "online"},
+		{"upstream, ONLINE", &fakeUpstream{}, q(resolvers.Online, 30, 365), "online"},
+		{"upstream down, CACHE_IF_ERROR serves stale", &fakeUpstream{err: offline}, q(resolvers.CacheIfError, 9, 10), "cache"},
+		{"upstream down, CACHE_IF_ERROR too stale", &fakeUpstream{err: offline}, q(resolvers.CacheIfError, 9, 9), fault.MsgOffline},
+		{"upstream down, CACHE_IF_FRESH", &fakeUpstream{err: offline}, q(resolvers.CacheIfFresh, 9, 365), fault.MsgOffline},
+		{"upstream slow, ONLINE", &fakeUpstream{err: context.DeadlineExceeded}, q(resolvers.Online, 30, 365), fault.MsgTimeout},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := resolvers.Options{Now: clock}
+			if c.upstream != nil {
+				opts.Upstream = c.upstream
+			}
+			svc := resolvers.New(store, opts)
+			o, err := svc.Office(context.Background(), resolvers.OfficeQuery{TaxID: taxID, Cache: c.cache})
+			switch c.want {
+			case "cache":
+				if err != nil || o.Alias == nil || *o.Alias != "REGIONAL BRASILIA-DF" || !o.Updated.Equal(dbtest.Reference()) {
+					t.Errorf("want the cached office: %+v %v", o, err)
+				}
+			case "online":
+				if err != nil || o.Alias == nil || *o.Alias != "ONLINE" {
+					t.Errorf("want the online office: %+v %v", o, err)
+				}
+			default:
+				if f := fault.Classify(err); err == nil || f.Message != c.want {
+					t.Errorf("err %v, want %q", err, c.want)
+				}
+			}
+			if c.upstream != nil && c.want == "cache" && c.cache.Strategy != resolvers.CacheIfError && c.upstream.calls != 0 {
+				t.Errorf("a cached answer asked the upstream")
+			}
+		})
+	}
+}
+
+func q(s resolvers.Strategy, maxAge, maxStale int) resolvers.CacheQuery {
+	return resolvers.CacheQuery{Strategy: s, MaxAge: maxAge, MaxStale: maxStale}
+}
+
+// TestRegistrationsWithoutUpstream pins the documented decision: without an
+// upstream, registrations are [] for CACHE and CACHE_IF_ERROR, offline for
+// CACHE_IF_FRESH and ONLINE.
+func TestRegistrationsWithoutUpstream(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: dbtest.Reference})
+	for s, wantErr := range map[resolvers.Strategy]bool{resolvers.Cache: false, resolvers.CacheIfError: false, resolvers.CacheIfFresh: true} {
+		o, err := svc.Office(context.Background(), resolvers.OfficeQuery{
+			TaxID: dbtest.SerproBranch, Registrations: []string{"BR"}, Cache: q(s, 30, 365)})
+		if wantErr != (err != nil) || !wantErr && (o.Registrations == nil || len(o.Registrations) != 0) {
+			t.Errorf("%s: %v %v", s, o.Registrations, err)
+		}
+	}
+	up := &fakeUpstream{}
+	svc = resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: dbtest.Reference, Upstream: up})
+	o, err := svc.Office(context.Background(), resolvers.OfficeQuery{
+		TaxID: dbtest.SerproBranch, Registrations: []string{"ORIGIN"}, Cache: resolvers.DefaultCache()})
+	if err != nil || len(o.Registrations) != 1 || o.Registrations[0].State != "DF" {
+		t.Errorf("ORIGIN through an upstream: %v %v", o.Registrations, err)
+	}
+}
+
+func TestNoSnapshot(t *testing.T) {
+	d, _ := dbtest.New(t)
+	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{})
+	_, err := svc.Company(context.Background(), dbtest.SerproRoot)
+	if f := fault.Classify(err); f.Status() != 503 || f.Message != fault.MsgNoSnapshot {
+		t.Errorf("no snapshot: %v", err)
+	}
+	if _, err := svc.Ready(context.Background()); fault.Classify(err).Status() != 503 {
+		t.Errorf("ready without a snapshot: %v", err)
+	}
+}

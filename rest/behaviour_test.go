@@ -1,0 +1,241 @@
+package rest_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/rest"
+)
+
+// TestDocumentedRoutes fails when a documented route is missing: each one
+// must answer with something other than the router's unknown-route 404.
+func TestDocumentedRoutes(t *testing.T) {
+	s := newServer(t)
+	targets := map[string]string{
+		"GET /office/{taxId}": "/office/" + dbtest.SerproBranch,
+		"GET /company/{id}":   "/company/" + dbtest.SerproRoot,
+		"GET /person/{id}":    "/person/" + dbtest.OKBRMember.ID(),
+		"GET /rfb":            "/rfb?taxId=" + dbtest.SerproBranch,
+		"GET /simples":        "/simples?taxId=" + dbtest.SerproBranch,
+	}
+	spec := []string{"GET /office/{taxId}", "GET /company/{id}", "GET /person/{id}", "GET /rfb", "GET /simples"}
+	for _, route := range spec {
+		if !contains(rest.Routes, route) {
+			t.Errorf("rest.Routes lacks %s", route)
+		}
+		if r := s.get(t, targets[route]); r.status != 200 {
+			t.Errorf("%s: %d %s", route, r.status, r.body)
+		}
+	}
+	for _, op := range []string{"/healthz", "/readyz", "/metrics"} {
+		if r := s.get(t, op); r.status != 200 {
+			t.Errorf("%s: %d %s", op, r.status, r.body)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestErrors(t *testing.T) {
+	s := newServer(t)
+	cases := []struct {
+		method, target string
+		status         int
+		message        string
+	}{
+		{"GET", "/office/" + dbtest.SerproHead, 404, "tax id not registered at revenue service"},
+		{"GET", "/rfb?taxId=" + dbtest.SerproHead, 404, "tax id not registered at revenue service"},
+		{"GET", "/simples?taxId=" + dbtest.SerproHead, 404, "tax id not registered at revenue service"},
+		{"GET", "/company/99999999", 404, "company not registered at revenue service"},
+		{"GET", "/person/00000000-0000-5000-8000-000000000000", 404, "person not found"},
+		{"GET", "/nope", 404, "Cannot GET /nope"},
+		{"GET", "/office", 404, "Cannot GET /office"},
+		{"GET", "/office/" + dbtest.SerproBranch + "/extra", 404, "Cannot GET /office/" + dbtest.SerproBranch + "/extra"},
+		{"POST", "/office/" + dbtest.SerproBranch, 404, "Cannot POST /office/" + dbtest.SerproBranch},
+		{"DELETE", "/rfb", 404, "Cannot DELETE /rfb"},
+		{"PATCH", "/", 404, "Cannot PATCH /"},
+		{"GET", "/file/abc", 404, "Cannot GET /file/abc"},
+		{"GET", "/me/requests", 404, "Cannot GET /me/requests"},
+		// No upstream: whatever must go online is offline.
+		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=ONLINE", 503, "rfb data fetching is offline"},
+		{"GET", "/rfb?taxId=" + dbtest.SerproBranch + "&strategy=ONLINE", 503, "rfb data fetching is offline"},
+		{"GET", "/simples?taxId=" + dbtest.SerproBranch + "&strategy=ONLINE", 503, "rfb data fetching is offline"},
+		{"GET", "/office/" + dbtest.SerproHead + "?strategy=ONLINE", 503, "rfb data fetching is offline"},
+		// The data is 10 days old.
+		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&maxAge=5", 503, "rfb data fetching is offline"},
+		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_ERROR&maxAge=5&maxStale=9", 503, "rfb data fetching is offline"},
+		{"GET", "/simples?taxId=" + dbtest.SerproBranch + "&strategy=CACHE_IF_FRESH&maxAge=9", 503, "rfb data fetching is offline"},
+		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&registrations=PR", 503, "rfb data fetching is offline"},
+	}
+	for _, c := range cases {
+		r := s.do(t, httptest.NewRequest(c.method, c.target, nil))
+		if r.status != c.status {
+			t.Errorf("%s %s: %d, want %d: %s", c.method, c.target, r.status, c.status, r.body)
+			continue
+		}
+		body := r.object(t)
+		if body["code"] != jsonNumber(c.status) || body["message"] != c.message || len(body) != 2 {
+			t.Errorf("%s %s: body %s", c.method, c.target, r.body)
+		}
+		if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+			t.Errorf("%s %s: Content-Type %q", c.method, c.target, ct)
+		}
+	}
+
+	ok := []string{
+		"/office/" + dbtest.SerproBranch + "?strategy=CACHE&maxAge=1",
+		"/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&maxAge=10",
+		"/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_ERROR&maxAge=5",
+		"/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_ERROR&maxAge=5&maxStale=10",
+		"/office/" + dbtest.SerproBranch + "?registrations=PR,RS&registrations=SC",
+		"/office/" + dbtest.SerproBranch + "?registrations=ALL&strategy=CACHE",
+		"/office/" + dbtest.SerproBranch + "?embeds=SIMPLES,CCC&cccStates=ORIGIN",
+		"/office/" + dbtest.SerproBranch + "?unknown=1&foo=bar",
+		"/simples?taxId=" + dbtest.SerproBranch + "&strategy=CACHE&history=0",
+	}
+	for _, target := range ok {
+		r := s.get(t, target)
+		if r.status != 200 {
+			t.Errorf("%s: %d %s", target, r.status, r.body)
+			continue
+		}
+		if strings.Contains(target, "registrations") || strings.Contains(target, "cccStates") {
+			if regs, isArr := path(t, r.object(t), "registrations").([]any); !isArr || len(regs) != 0 {
+				t.Errorf("%s: registrations = %v, want []", target, regs)
+			}
+		}
+	}
+	if o := s.get(t, "/office/"+dbtest.SerproBranch+"?embeds=SIMPLES").object(t); !has(path(t, o, "company"), "simples") {
+		t.Errorf("embeds=SIMPLES must add company.simples")
+	}
+}
+
+func TestMiddleware(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	m := rest.NewMetrics(d.DB)
+	h := rest.NewRouter(rest.Deps{Service: svc, Metrics: m, CORSOrigins: []string{"https://app.example.com"},
+		Mount: func(r chi.Router) {
+			r.Get("/panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
+		}})
+	s := &server{h: h}
+
+	r := s.get(t, "/panic")
+	if r.status != 500 || string(r.body) != `{"code":500,"message":"unexpected error"}` {
+		t.Errorf("panic: %d %s", r.status, r.body)
+	}
+
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set("X-Request-Id", "abc-123")
+	if r := s.do(t, req); r.header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("request id not honoured: %q", r.header.Get("X-Request-Id"))
+	}
+	req = httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set("X-Request-Id", "bad id\x01")
+	if id := s.do(t, req).header.Get("X-Request-Id"); len(id) != 32 {
+		t.Errorf("generated request id %q", id)
+	}
+
+	req = httptest.NewRequest("OPTIONS", "/office/"+dbtest.SerproBranch, nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	r = s.do(t, req)
+	if r.status != 204 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Authorization") {
+		t.Errorf("preflight: %d %v", r.status, r.header)
+	}
+	req = httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set("Origin", "https://evil.example.com")
+	if r := s.do(t, req); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS allowed an unknown origin")
+	}
+
+	ready := s.get(t, "/readyz").object(t)
+	if path(t, ready, "status") != "ready" || path(t, ready, "snapshot", "date") != dbtest.ReferenceDate ||
+		path(t, ready, "snapshot", "month") != "2025-12" {
+		t.Errorf("readyz = %v", ready)
+	}
+
+	s.get(t, "/office/"+dbtest.SerproBranch)
+	s.get(t, "/nope/"+dbtest.SerproBranch)
+	metrics := string(s.get(t, "/metrics").body)
+	for _, want := range []string{
+		`cnpjgraph_http_requests_total{method="GET",route="/office/{taxId}",status="200"} 1`,
+		`cnpjgraph_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`cnpjgraph_http_request_duration_seconds_bucket{route="/office/{taxId}"`,
+		`cnpjgraph_sql_round_trips_total`,
+		`go_sql_max_open_connections{db_name="cnpjgraph"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestRoundTrips pins the SQL cost of each lookup: one statement per level,
+// code tables from memory.
+func TestRoundTrips(t *testing.T) {
+	s := newServer(t)
+	s.get(t, "/healthz") // the first lookup also loads the code tables
+	s.get(t, "/office/"+dbtest.SerproBranch)
+	for _, c := range []struct {
+		target string
+		want   int64
+	}{
+		{"/office/" + dbtest.SerproBranch + "?simples=true", 2},
+		{"/office/" + dbtest.BigHead + "?simples=true&registrations=BR", 2},
+		{"/rfb?taxId=" + dbtest.BigHead, 2},
+		{"/company/" + dbtest.BigRoot, 3},
+		{"/person/" + dbtest.SerproMembers[0].Person.ID(), 2},
+		{"/simples?taxId=" + dbtest.AlphaTaxID, 1},
+		{"/simples?taxId=" + dbtest.AlphaTaxID + "&history=true", 2},
+	} {
+		before := s.roundTrips.Load()
+		if r := s.get(t, c.target); r.status != 200 {
+			t.Fatalf("%s: %d", c.target, r.status)
+		}
+		if got := s.roundTrips.Load() - before; got != c.want {
+			t.Errorf("%s: %d SQL round trips, want %d", c.target, got, c.want)
+		}
+	}
+}
+
+// BenchmarkOfficeLookup measures the office lookup through the router on
+// the fixture, reporting SQL round trips per request.
+func BenchmarkOfficeLookup(b *testing.B) {
+	s := newServer(b)
+	target := "/office/" + dbtest.SerproBranch + "?simples=true"
+	s.get(b, target)
+	before := s.roundTrips.Load()
+	// Requests wait on the network and on the loaders' batch window, not
+	// on the CPU: run as many as a load test's connections.
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rec := httptest.NewRecorder()
+			s.h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+			if rec.Code != 200 {
+				b.Errorf("status %d", rec.Code)
+			}
+		}
+	})
+	b.ReportMetric(float64(s.roundTrips.Load()-before)/float64(b.N), "roundtrips/op")
+}

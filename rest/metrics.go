@@ -1,0 +1,60 @@
+package rest
+
+import (
+	"database/sql"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the server's Prometheus metrics, in a registry of their own so
+// that tests can run several servers in one process.
+type Metrics struct {
+	Registry   *prometheus.Registry
+	requests   *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	roundTrips prometheus.Counter
+}
+
+// NewMetrics registers the HTTP, SQL round-trip, Go runtime and process
+// metrics, and the pool statistics of pool when it is not nil.
+func NewMetrics(pool *sql.DB) *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cnpjgraph_http_requests_total",
+			Help: "HTTP requests by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "cnpjgraph_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests, by route pattern.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+		roundTrips: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cnpjgraph_sql_round_trips_total",
+			Help: "SQL statements sent by lookups; divide by requests for round trips per request.",
+		}),
+	}
+	m.Registry.MustRegister(m.requests, m.latency, m.roundTrips,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if pool != nil {
+		m.Registry.MustRegister(collectors.NewDBStatsCollector(pool, "cnpjgraph"))
+	}
+	return m
+}
+
+// RoundTrip counts one SQL statement; give it to db.StoreOptions.OnQuery.
+func (m *Metrics) RoundTrip() { m.roundTrips.Inc() }
+
+func (m *Metrics) observe(route, method string, status int, elapsed time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+}
+
+func (m *Metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+}

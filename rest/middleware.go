@@ -1,0 +1,192 @@
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+)
+
+// statusWriter remembers what the handler answered, for logs and metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// validRequestID accepts a client's X-Request-Id when it is short printable
+// ASCII, so it can go into logs and headers unescaped.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// observe is the outermost middleware: it assigns the request id, and after
+// the request logs one access line and records the metrics, labelled with
+// the route pattern (not the path, whose cardinality is unbounded).
+func observe(log *slog.Logger, m *Metrics) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			id := r.Header.Get("X-Request-Id")
+			if !validRequestID(id) {
+				id = newRequestID()
+			}
+			w.Header().Set("X-Request-Id", id)
+			st := &requestState{id: id}
+			sw := &statusWriter{ResponseWriter: w}
+			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+			next.ServeHTTP(sw, r)
+
+			elapsed := time.Since(start)
+			route := "unmatched"
+			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" && !st.unmatched {
+				route = rc.RoutePattern()
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			m.observe(route, r.Method, status, elapsed)
+
+			level := slog.LevelInfo
+			if status >= 500 {
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{
+				slog.String("request_id", id),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.String("route", route),
+				slog.Int("status", status),
+				slog.Int("bytes", sw.bytes),
+				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+				slog.String("remote", r.RemoteAddr),
+			}
+			if ua := r.UserAgent(); ua != "" {
+				attrs = append(attrs, slog.String("user_agent", ua))
+			}
+			log.LogAttrs(r.Context(), level, "request", logFault(attrs, st.fault)...)
+		})
+	}
+}
+
+// recoverer turns a panic into the contract's 500, logging the stack.
+func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				p := recover()
+				if p == nil {
+					return
+				}
+				if p == http.ErrAbortHandler { //nolint:errorlint // recover() returns the value as panicked, unwrapped
+					panic(p)
+				}
+				log.ErrorContext(r.Context(), "panic", slog.String("request_id", RequestID(r.Context())),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				writeError(w, r, fault.E(fault.Internal, fault.MsgUnexpected, fmt.Errorf("panic: %v", p)))
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// timeout bounds every request: the lookups pass the context to the
+// database, which cancels the statement at the deadline, so a slow or
+// unreachable database yields a 504 or 503 instead of a hang.
+func timeout(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if d <= 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// cors lets the configured browser origins call the API ("*": any). A
+// preflight from an allowed origin is answered here; other requests get
+// the headers and go on.
+func cors(origins []string) func(http.Handler) http.Handler {
+	any := false
+	allowed := make(map[string]bool, len(origins))
+	for _, o := range origins {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "*" {
+			any = true
+		} else if o != "" {
+			allowed[o] = true
+		}
+	}
+	return func(next http.Handler) http.Handler {
+		if !any && len(allowed) == 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			origin := r.Header.Get("Origin")
+			if origin == "" || !(any || allowed[origin]) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			h := w.Header()
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Add("Vary", "Access-Control-Request-Method")
+				h.Add("Vary", "Access-Control-Request-Headers")
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+				h.Set("Access-Control-Max-Age", strconv.Itoa(600))
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

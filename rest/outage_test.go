@@ -1,0 +1,96 @@
+package rest_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+)
+
+// TestDatabaseOutage serves from a private PostgreSQL, stops it, starts it
+// again and blocks a table: the service answers 503 or 504 within a bounded
+// time while the database is away or slow, and recovers by itself.
+func TestDatabaseOutage(t *testing.T) {
+	cluster := dbtest.StartCluster(t)
+	ctx := context.Background()
+	d, err := db.Open(ctx, cluster.URL()+"&statement_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	if err := db.Migrate(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.LoadFixture(t, d)
+	const timeout = 1500 * time.Millisecond
+	s := serverOver(t, d, timeout)
+	target := "/office/" + dbtest.SerproBranch + "?simples=true"
+
+	timed := func() (response, time.Duration) {
+		start := time.Now()
+		r := s.get(t, target)
+		return r, time.Since(start)
+	}
+	if r, _ := timed(); r.status != 200 {
+		t.Fatalf("before the outage: %d %s", r.status, r.body)
+	}
+
+	cluster.Stop()
+	for i := 0; i < 3; i++ {
+		r, took := timed()
+		if r.status != 503 && r.status != 504 {
+			t.Fatalf("database down: %d %s", r.status, r.body)
+		}
+		if took > timeout+time.Second {
+			t.Errorf("database down: answered after %v", took)
+		}
+		t.Logf("database down: %d %s in %v", r.status, r.body, took)
+		if body := r.object(t); body["code"] != jsonNumber(r.status) {
+			t.Errorf("database down: body %s", r.body)
+		}
+	}
+	if r := s.get(t, "/readyz"); r.status != 503 {
+		t.Errorf("readyz with the database down: %d %s", r.status, r.body)
+	}
+	if r := s.get(t, "/healthz"); r.status != 200 {
+		t.Errorf("healthz is about the process: %d", r.status)
+	}
+
+	cluster.Start()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, _ := timed()
+		if r.status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery after the database came back: %d %s", r.status, r.body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r := s.get(t, "/readyz"); r.status != 200 {
+		t.Errorf("readyz after recovery: %d %s", r.status, r.body)
+	}
+
+	// Slow: another session holds a lock the lookup needs.
+	tx, err := d.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`LOCK TABLE cnpj.offices IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	r, took := timed()
+	_ = tx.Rollback()
+	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
+		t.Errorf("blocked statement: %d %s", r.status, r.body)
+	}
+	if took > timeout+time.Second {
+		t.Errorf("blocked statement: answered after %v", took)
+	}
+	if r, _ := timed(); r.status != 200 {
+		t.Errorf("after the lock: %d %s", r.status, r.body)
+	}
+}

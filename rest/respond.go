@@ -1,0 +1,90 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+)
+
+const contentTypeJSON = "application/json; charset=utf-8"
+
+// writeJSON writes v with status. The body is encoded before anything is
+// sent, so an encoding failure still becomes a proper JSON 500, and the
+// Content-Type goes out before the status line.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"code":500,"message":"` + fault.MsgUnexpected + `"}`)
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// errorJSON is the one error body of the contract.
+type errorJSON struct {
+	Code        int      `json:"code"`
+	Message     string   `json:"message"`
+	Constraints []string `json:"constraints,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	Permission  string   `json:"permission,omitempty"`
+	Required    *int     `json:"required,omitempty"`
+	Remaining   *int     `json:"remaining,omitempty"`
+}
+
+// writeError is the only place an error becomes a response: the fault's
+// kind decides the status, its public fields the body; the cause goes to
+// the access log through the request's state, never to the client.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	f := fault.Classify(err)
+	if st := stateFrom(r.Context()); st != nil {
+		st.fault = f
+	}
+	writeJSON(w, f.Status(), errorJSON{
+		Code:        f.Status(),
+		Message:     f.Message,
+		Constraints: f.Constraints,
+		Reason:      f.Reason,
+		Permission:  f.Permission,
+		Required:    f.Required,
+		Remaining:   f.Remaining,
+	})
+}
+
+// requestState is what the middlewares learn about a request as it runs.
+type requestState struct {
+	id        string
+	fault     *fault.Error
+	unmatched bool // no route: metrics must not label by path
+}
+
+type stateKey struct{}
+
+func stateFrom(ctx context.Context) *requestState {
+	st, _ := ctx.Value(stateKey{}).(*requestState)
+	return st
+}
+
+// RequestID returns the request id of a request served by the router.
+func RequestID(ctx context.Context) string {
+	if st := stateFrom(ctx); st != nil {
+		return st.id
+	}
+	return ""
+}
+
+// logFault adds the fault of a failed request to its access log line.
+func logFault(attrs []slog.Attr, f *fault.Error) []slog.Attr {
+	if f == nil {
+		return attrs
+	}
+	attrs = append(attrs, slog.String("error_kind", f.Kind.String()))
+	if f.Cause != nil {
+		attrs = append(attrs, slog.String("error", f.Cause.Error()))
+	}
+	return attrs
+}

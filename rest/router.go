@@ -1,0 +1,127 @@
+// Package rest serves the documented REST routes: it parses and validates
+// requests into typed queries, calls the service layer, and presents the
+// answers and errors in the contract's JSON shapes.
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+)
+
+// Deps is what the router needs.
+type Deps struct {
+	Service *resolvers.Service
+	Logger  *slog.Logger // nil: discard
+	Metrics *Metrics     // nil: a fresh registry without pool statistics
+	// RequestTimeout bounds every request (0: none).
+	RequestTimeout time.Duration
+	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
+	CORSOrigins []string
+	// Mount adds routes served under the same middleware (GraphQL and the
+	// playground, later); called with the router after the REST routes.
+	Mount func(r chi.Router)
+}
+
+// Routes lists the documented lookups this router serves, as method and
+// chi pattern; the route test checks each of them answers.
+var Routes = []string{
+	"GET /office/{taxId}",
+	"GET /company/{id}",
+	"GET /person/{id}",
+	"GET /rfb",
+	"GET /simples",
+}
+
+// NewRouter returns the HTTP handler of the service.
+func NewRouter(d Deps) http.Handler {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := d.Metrics
+	if m == nil {
+		m = NewMetrics(nil)
+	}
+	h := lookups{svc: d.Service}
+
+	r := chi.NewRouter()
+	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
+	r.NotFound(notFound)
+	r.MethodNotAllowed(notFound)
+
+	// Operations: no credential, no loaders, no request timeout beyond
+	// their own.
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", ready(d.Service))
+	r.Method(http.MethodGet, "/metrics", m.handler())
+
+	r.Group(func(r chi.Router) {
+		r.Use(timeout(d.RequestTimeout), loaders.Middleware(d.Service.Store()))
+		r.Get("/office/{taxId}", h.office)
+		r.Get("/company/{id}", h.company)
+		r.Get("/person/{id}", h.person)
+		r.Get("/rfb", h.registry)
+		r.Get("/simples", h.simples)
+		if d.Mount != nil {
+			d.Mount(r)
+		}
+	})
+	return r
+}
+
+// notFound answers unknown routes and methods as the contract's clients
+// expect: a JSON 404 naming the method and path as sent.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	if st := stateFrom(r.Context()); st != nil {
+		st.unmatched = true
+	}
+	writeJSON(w, http.StatusNotFound, errorJSON{
+		Code:    http.StatusNotFound,
+		Message: "Cannot " + r.Method + " " + r.URL.EscapedPath(),
+	})
+}
+
+type readyJSON struct {
+	Status   string       `json:"status"`
+	Snapshot snapshotJSON `json:"snapshot"`
+}
+
+type snapshotJSON struct {
+	ID    int64  `json:"id"`
+	Month string `json:"month"`
+	Date  string `json:"date"`
+}
+
+// ready answers 200 with the live snapshot when the database answers and
+// holds one, 503 otherwise.
+func ready(svc *resolvers.Service) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		snap, err := svc.Ready(ctx)
+		if err != nil {
+			f := fault.Classify(err)
+			if f.Kind != fault.Unavailable {
+				// Whatever keeps us from answering means not ready.
+				f = fault.E(fault.Unavailable, fault.MsgDatabaseDown, err)
+			}
+			writeError(w, r, f)
+			return
+		}
+		writeJSON(w, http.StatusOK, readyJSON{Status: "ready", Snapshot: snapshotJSON{
+			ID:    snap.ID,
+			Month: snap.DumpMonth,
+			Date:  snap.ReferenceDate.Format("2006-01-02"),
+		}})
+	}
+}
