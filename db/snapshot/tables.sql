@@ -3,9 +3,14 @@
 -- its 8-character root, ready for alphanumeric CNPJs. Codes stay as the
 -- registry writes them (zero-padded text); their descriptions live in the code
 -- tables, which are small and held in memory by the server.
+-- Keys are COLLATE "C": they are digits and A-Z, byte order is their order,
+-- and it makes the index builds and the persons' dedupe sort several times
+-- cheaper than a locale collation. Tables are logged: an unlogged table is
+-- emptied by a server crash and not streamed to replicas, and measured on a
+-- 1M-establishment dump logging did not slow the import down.
 
-CREATE UNLOGGED TABLE companies (
-    root                 text NOT NULL,      -- also the company id
+CREATE TABLE companies (
+    root                 text COLLATE "C" NOT NULL,      -- also the company id
     name                 text NOT NULL,
     nature               text,               -- natureza jurídica, 4 digits
     responsible_role     text,               -- qualificação do responsável
@@ -14,9 +19,9 @@ CREATE UNLOGGED TABLE companies (
     jurisdiction         text                -- ente federativo responsável
 );
 
-CREATE UNLOGGED TABLE offices (
-    tax_id               text NOT NULL,      -- 14 characters
-    root                 text NOT NULL,
+CREATE TABLE offices (
+    tax_id               text COLLATE "C" NOT NULL,      -- 14 characters
+    root                 text COLLATE "C" NOT NULL,
     head                 boolean NOT NULL,
     alias                text,
     status               text,               -- situação cadastral, 2 digits
@@ -41,8 +46,8 @@ CREATE UNLOGGED TABLE offices (
 );
 
 -- Persons, one row per distinct (type, tax id, name); id is the UUIDv5 of those.
-CREATE UNLOGGED TABLE persons (
-    id                   text NOT NULL,
+CREATE TABLE persons (
+    id                   text COLLATE "C" NOT NULL,
     type                 text NOT NULL,      -- NATURAL, LEGAL, FOREIGN, UNKNOWN
     tax_id               text,               -- masked CPF or CNPJ; null for foreigners
     name                 text NOT NULL,
@@ -50,18 +55,18 @@ CREATE UNLOGGED TABLE persons (
     country              text                -- RFB país code (foreign persons)
 );
 
-CREATE UNLOGGED TABLE members (
-    root                 text NOT NULL,
+CREATE TABLE members (
+    root                 text COLLATE "C" NOT NULL,
     position             integer NOT NULL,   -- order in the dump, for a stable listing
-    person_id            text NOT NULL,
+    person_id            text COLLATE "C" NOT NULL,
     role                 text,               -- qualificação, 2 digits
     since                date,
-    agent_person_id      text,               -- representante legal
+    agent_person_id      text COLLATE "C",               -- representante legal
     agent_role           text
 );
 
-CREATE UNLOGGED TABLE simples (
-    root                 text NOT NULL,
+CREATE TABLE simples (
+    root                 text COLLATE "C" NOT NULL,
     simples_optant       boolean NOT NULL,
     simples_since        date,
     simples_until        date,
@@ -72,17 +77,17 @@ CREATE UNLOGGED TABLE simples (
 
 -- Closed enrolment periods; each import adds the ones it sees to the previous
 -- snapshot's, so the history accumulates across imports.
-CREATE UNLOGGED TABLE simples_periods (
-    root                 text NOT NULL,
-    regime               text NOT NULL,      -- SIMPLES or SIMEI
+CREATE TABLE simples_periods (
+    root                 text COLLATE "C" NOT NULL,
+    regime               text COLLATE "C" NOT NULL,      -- SIMPLES or SIMEI
     since                date NOT NULL,
     until                date NOT NULL
 );
 
 -- Code tables, as the dump delivers them.
-CREATE UNLOGGED TABLE activities     (code text PRIMARY KEY, text text);
-CREATE UNLOGGED TABLE natures        (code text PRIMARY KEY, text text);
-CREATE UNLOGGED TABLE reasons        (code text PRIMARY KEY, text text);
-CREATE UNLOGGED TABLE roles          (code text PRIMARY KEY, text text);
-CREATE UNLOGGED TABLE countries      (code text PRIMARY KEY, text text, m49 integer);
-CREATE UNLOGGED TABLE municipalities (code text PRIMARY KEY, text text, ibge integer, state text);
+CREATE TABLE activities     (code text PRIMARY KEY, text text);
+CREATE TABLE natures        (code text PRIMARY KEY, text text);
+CREATE TABLE reasons        (code text PRIMARY KEY, text text);
+CREATE TABLE roles          (code text PRIMARY KEY, text text);
+CREATE TABLE countries      (code text PRIMARY KEY, text text, m49 integer);
+CREATE TABLE municipalities (code text PRIMARY KEY, text text, ibge integer, state text);

@@ -1,0 +1,561 @@
+package importer_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/importer"
+)
+
+func opts(t testing.TB, paths ...string) importer.Options {
+	return importer.Options{Paths: paths, Municipalities: tabmun(t), Countries: countriesFile(t), DumpMonth: "2026-01"}
+}
+
+func mustImport(t testing.TB, d *sqlx.DB, o importer.Options) db.Snapshot {
+	t.Helper()
+	snap, err := importer.Import(context.Background(), d, o)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return snap
+}
+
+func TestSampleSERPRO(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	var progress bytes.Buffer
+	o := opts(t, sampleDir(t))
+	o.DumpMonth = ""
+	o.Progress = &progress
+	snap := mustImport(t, d, o)
+	if snap.State != "live" || !strings.HasPrefix(snap.DumpMonth, "20") {
+		t.Errorf("snapshot %+v", snap)
+	}
+	for _, phase := range []string{"phase load", "phase indexes", "phase analyze", "phase swap", "loaded Socios0.zip: 7 rows"} {
+		if !strings.Contains(progress.String(), phase) {
+			t.Errorf("progress lacks %q:\n%s", phase, progress.String())
+		}
+	}
+
+	var c struct {
+		Name, Nature, ResponsibleRole, Equity, Size string
+		Jurisdiction                                sql.NullString
+	}
+	if err := d.QueryRow(`SELECT name, nature, responsible_role, equity::text, size, jurisdiction FROM cnpj.companies WHERE root = '33683111'`).
+		Scan(&c.Name, &c.Nature, &c.ResponsibleRole, &c.Equity, &c.Size, &c.Jurisdiction); err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)" || c.Nature != "2011" || c.ResponsibleRole != "16" ||
+		c.Equity != "1061004829.23" || c.Size != "05" || c.Jurisdiction.Valid {
+		t.Errorf("company: %+v", c)
+	}
+
+	var o2 struct {
+		Root, Status, StatusDate, Reason, Founded, Main, Side, Street, Number, Details, District, Zip, State, Muni string
+		Head                                                                                                       bool
+		Alias                                                                                                      string
+		Nulls                                                                                                      int
+		IBGE                                                                                                       int
+		MuniState                                                                                                  string
+	}
+	err := d.QueryRow(`SELECT o.root, o.head, o.alias, o.status, o.status_date::text, o.reason, o.founded::text, o.main_activity,
+			array_to_string(o.side_activities, ','), o.street, o.number, o.details, o.district, o.zip, o.state, o.municipality,
+			num_nulls(o.city_abroad, o.country, o.phones, o.email, o.special, o.special_date), m.ibge, m.state
+		FROM cnpj.offices o JOIN cnpj.municipalities m ON m.code = o.municipality WHERE o.tax_id = '33683111000280'`).
+		Scan(&o2.Root, &o2.Head, &o2.Alias, &o2.Status, &o2.StatusDate, &o2.Reason, &o2.Founded, &o2.Main, &o2.Side, &o2.Street,
+			&o2.Number, &o2.Details, &o2.District, &o2.Zip, &o2.State, &o2.Muni, &o2.Nulls, &o2.IBGE, &o2.MuniState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := o2
+	want.Root, want.Head, want.Alias, want.Status, want.StatusDate, want.Reason = "33683111", false, "REGIONAL BRASILIA-DF", "02", "2004-05-22", "00"
+	want.Founded, want.Main, want.Side = "1967-06-30", "6204000", "6201501,6202300,6203100,6209100,6311900"
+	want.Street, want.Number, want.Details, want.District, want.Zip, want.State, want.Muni = "AVENIDA L2 SGAN", "601", "MODULO G", "ASA NORTE", "70836900", "DF", "9701"
+	want.Nulls, want.IBGE, want.MuniState = 6, 5300108, "DF"
+	if o2 != want {
+		t.Errorf("office:\n got %+v\nwant %+v", o2, want)
+	}
+
+	type member struct {
+		Name, TaxID, Type, Role, Since, Age, ID string
+	}
+	wantMembers := []member{
+		{"ANDRE DE CESERO", "***220050**", "NATURAL", "10", "2016-06-16", "6", ""},
+		{"ANTONIO DE PADUA FERREIRA PASSOS", "***595901**", "NATURAL", "10", "2016-12-08", "7", ""},
+		{"WILSON BIANCARDI COURY", "***414127**", "NATURAL", "10", "2019-06-18", "8", ""},
+		{"GILENO GURJAO BARRETO", "***099595**", "NATURAL", "16", "2020-02-03", "5", ""},
+		{"RICARDO CEZAR DE MOURA JUCA", "***989951**", "NATURAL", "10", "2020-05-12", "5", ""},
+		{"ANTONINO DOS SANTOS GUERRA NETO", "***073447**", "NATURAL", "05", "2019-02-11", "7", ""},
+	}
+	var got []member
+	rows, err := d.Query(`SELECT p.name, p.tax_id, p.type, m.role, m.since::text, p.age, p.id FROM cnpj.members m
+		JOIN cnpj.persons p ON p.id = m.person_id WHERE m.root = '33683111' AND m.agent_person_id IS NULL AND m.agent_role IS NULL
+		AND p.country IS NULL ORDER BY m.position`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m member
+		if err := rows.Scan(&m.Name, &m.TaxID, &m.Type, &m.Role, &m.Since, &m.Age, &m.ID); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(wantMembers) {
+		t.Fatalf("members: %+v", got)
+	}
+	for i, w := range wantMembers {
+		w.ID = cnpj.PersonID(cnpj.Natural, w.TaxID, w.Name)
+		if got[i] != w {
+			t.Errorf("member %d: got %+v want %+v", i, got[i], w)
+		}
+	}
+
+	var s struct {
+		Optant, Simei bool
+		Since         string
+		Nulls         int
+	}
+	if err := d.QueryRow(`SELECT simples_optant, simples_since::text, simei_optant, num_nulls(simples_until, simei_since, simei_until)
+		FROM cnpj.simples WHERE root = '33683111'`).Scan(&s.Optant, &s.Since, &s.Simei, &s.Nulls); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Optant || s.Since != "2014-01-01" || s.Simei || s.Nulls != 3 {
+		t.Errorf("simples: %+v", s)
+	}
+	var text string
+	if err := d.Get(&text, `SELECT text FROM cnpj.activities WHERE code = '6204000'`); err != nil || text != "Consultoria em tecnologia da informação" {
+		t.Errorf("activity text %q, %v", text, err)
+	}
+	var m49 int
+	if err := d.Get(&m49, `SELECT m49 FROM cnpj.countries WHERE code = '105'`); err != nil || m49 != 76 {
+		t.Errorf("Brasil m49 %d, %v", m49, err)
+	}
+	if err := d.Get(&text, `SELECT text FROM cnpj.roles WHERE code = '00'`); err != nil || text != "Não informada" {
+		t.Errorf("role text %q, %v", text, err)
+	}
+}
+
+// counts returns the row count of every snapshot table and a digest of its
+// content, to compare two imports.
+func digest(t testing.TB, d *sqlx.DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, table := range []string{"companies", "offices", "persons", "members", "simples", "simples_periods",
+		"activities", "natures", "reasons", "roles", "countries", "municipalities"} {
+		var s string
+		if err := d.Get(&s, `SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM cnpj.`+table+` x`); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = s
+	}
+	return out
+}
+
+func TestReimportIdenticalWhileReading(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := t.TempDir()
+	writeDump(t, dir, 8000)
+	first := mustImport(t, d, opts(t, dir))
+	before := digest(t, d)
+	var persons int
+	if err := d.Get(&persons, `SELECT count(*) FROM cnpj.persons`); err != nil || persons == 0 {
+		t.Fatalf("persons %d %v", persons, err)
+	}
+
+	// Readers keep getting the first snapshot's answer during the second import.
+	var wantAnswer string
+	const q = `SELECT street || '/' || coalesce(array_to_string(phones, ','), '') FROM cnpj.offices WHERE tax_id = '10000010000100'`
+	if err := d.Get(&wantAnswer, q); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var reads atomic.Int64
+	var readErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var got string
+			if err := d.Get(&got, q); err != nil || got != wantAnswer {
+				readErr = errors.Join(err, errors.New("answer "+got))
+				return
+			}
+			reads.Add(1)
+		}
+	}()
+	second := mustImport(t, d, opts(t, dir))
+	close(stop)
+	wg.Wait()
+	if readErr != nil {
+		t.Fatalf("reader during import: %v", readErr)
+	}
+	if reads.Load() < 10 {
+		t.Errorf("only %d reads during the import", reads.Load())
+	}
+	after := digest(t, d)
+	for table, s := range before {
+		if after[table] != s {
+			t.Errorf("%s differs after re-import: %s vs %s", table, s, after[table])
+		}
+	}
+	if second.ID <= first.ID {
+		t.Errorf("snapshot ids %d then %d", first.ID, second.ID)
+	}
+	var state string
+	if err := d.Get(&state, `SELECT state FROM snapshots WHERE id = $1`, first.ID); err != nil || state != "retired" {
+		t.Errorf("first snapshot is %q, %v", state, err)
+	}
+	var counts map[string]int64
+	if err := json.Unmarshal(second.RowCounts, &counts); err != nil {
+		t.Fatal(err)
+	}
+	if counts["companies"] != 8000 || counts["offices"] != 8800 || counts["members"] != 9760 || counts["simples"] != 5600 {
+		t.Errorf("row counts %v", counts)
+	}
+	// Closed Simples periods: SIMPLES 2010-2015 on 20% of companies.
+	if counts["persons"] != int64(persons) {
+		t.Errorf("persons %d in row counts, %d in the table", counts["persons"], persons)
+	}
+	if counts["simples_periods"] != 1600 {
+		t.Errorf("simples_periods %d", counts["simples_periods"])
+	}
+
+	var p struct {
+		Type, Country string
+		TaxID         sql.NullString
+		Age           sql.NullString
+	}
+	if err := d.QueryRow(`SELECT p.type, p.tax_id, p.country, p.age FROM cnpj.persons p WHERE p.name = 'FOREIGN HOLDING INC'`).
+		Scan(&p.Type, &p.TaxID, &p.Country, &p.Age); err != nil {
+		t.Fatal(err)
+	}
+	if p.Type != "FOREIGN" || p.TaxID.Valid || p.Country != "249" || p.Age.Valid {
+		t.Errorf("foreign person %+v", p)
+	}
+	var agent struct{ Type, TaxID, Name, Role string }
+	if err := d.QueryRow(`SELECT a.type, a.tax_id, a.name, m.agent_role FROM cnpj.members m JOIN cnpj.persons a ON a.id = m.agent_person_id
+		WHERE m.root = '10000005' LIMIT 1`).Scan(&agent.Type, &agent.TaxID, &agent.Name, &agent.Role); err != nil {
+		t.Fatal(err)
+	}
+	if agent != (struct{ Type, TaxID, Name, Role string }{"NATURAL", "***123456**", "MARIA REPRESENTANTE", "05"}) {
+		t.Errorf("agent %+v", agent)
+	}
+	var legal struct {
+		TaxID string
+		Age   sql.NullString
+	}
+	if err := d.QueryRow(`SELECT p.tax_id, p.age FROM cnpj.members m JOIN cnpj.persons p ON p.id = m.person_id
+		WHERE m.root = '10000005' AND p.type = 'LEGAL'`).Scan(&legal.TaxID, &legal.Age); err != nil {
+		t.Fatal(err)
+	}
+	if legal.TaxID != "10000006000100" || legal.Age.Valid {
+		t.Errorf("legal person %+v", legal)
+	}
+	var special []string
+	if err := d.Select(&special, `SELECT s.text || ':' || count(o.tax_id) FROM special_statuses s
+		LEFT JOIN cnpj.offices o ON o.special = s.text GROUP BY s.id ORDER BY s.id`); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(special, "|") != "EM LIQUIDAÇÃO:16|RECUPERACAO JUDICIAL:16" {
+		t.Errorf("special statuses %q", special)
+	}
+	var zip, phones, name string
+	if err := d.QueryRow(`SELECT zip, array_to_string(phones, ','), c.name FROM cnpj.offices o JOIN cnpj.companies c USING (root)
+		WHERE tax_id = '10000001000100'`).Scan(&zip, &phones, &name); err != nil {
+		t.Fatal(err)
+	}
+	if zip != "01234567" || phones != "11,33334444" || name != "EMPRESA NÚMERO 1 LTDA" {
+		t.Errorf("zip %q phones %q name %q", zip, phones, name)
+	}
+}
+
+func TestSimplesHistoryAccumulates(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := t.TempDir()
+	write := func(rows ...[]string) {
+		z := newZip(t, dir, "Simples")
+		for _, r := range rows {
+			z.row(r...)
+		}
+		z.close(t)
+	}
+	write([]string{"00000001", "N", "20100101", "20121231", "N", "", ""})
+	mustImport(t, d, opts(t, dir))
+	write([]string{"00000001", "N", "20150101", "20161231", "S", "20170101", "20171231"})
+	mustImport(t, d, opts(t, dir))
+	var periods []string
+	if err := d.Select(&periods, `SELECT regime || ' ' || since || ' ' || until FROM cnpj.simples_periods ORDER BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	want := "SIMEI 2017-01-01 2017-12-31|SIMPLES 2010-01-01 2012-12-31|SIMPLES 2015-01-01 2016-12-31"
+	if strings.Join(periods, "|") != want {
+		t.Errorf("periods %q", periods)
+	}
+}
+
+func TestExtractedMemberNames(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := t.TempDir()
+	names := map[string]string{
+		"Empresas1.zip": "K3241.K03200Y1.D61108.EMPRECSV", "Estabelecimentos0.zip": "K3241.K03200Y0.D61108.ESTABELE",
+		"Socios0.zip": "K3241.K03200Y0.D61108.SOCIOCSV", "Simples.zip": "F.K03200$W.SIMPLES.CSV.D61108",
+		"Cnaes.zip": "F.K03200$Z.D61108.CNAECSV", "Motivos.zip": "F.K03200$Z.D61108.MOTICSV",
+		"Municipios.zip": "F.K03200$Z.D61108.MUNICCSV", "Naturezas.zip": "F.K03200$Z.D61108.NATJUCSV",
+		"Paises.zip": "F.K03200$Z.D61108.PAISCSV", "Qualificacoes.zip": "F.K03200$Z.D61108.QUALSCSV",
+	}
+	for zipName, member := range names {
+		z, err := zip.OpenReader(filepath.Join(sampleDir(t), zipName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := z.File[0].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = z.Close()
+		if err := os.WriteFile(filepath.Join(dir, member), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := mustImport(t, d, opts(t, dir))
+	var counts map[string]int64
+	_ = json.Unmarshal(snap.RowCounts, &counts)
+	if counts["companies"] != 1 || counts["offices"] != 1 || counts["members"] != 7 || counts["simples"] != 1 || counts["roles"] != 4 || counts["activities"] != 6 {
+		t.Errorf("counts %v", counts)
+	}
+}
+
+func TestConcurrentImportFailsFast(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	c, err := d.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(context.Background(), `SELECT pg_advisory_lock($1)`, int64(0x636e706a_696d7074)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = importer.Import(context.Background(), d, opts(t, sampleDir(t)))
+	if !errors.Is(err, importer.ErrImportRunning) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestMissingMunicipalities(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	o := opts(t, sampleDir(t))
+	o.Municipalities = ""
+	_, err := importer.Import(context.Background(), d, o)
+	if err == nil || !strings.Contains(err.Error(), "--municipalities") || !strings.Contains(err.Error(), "TABMUN.CSV") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// badDump copies the sample and lets edit change one ZIP's member.
+func badDump(t *testing.T, zipName string, edit func([]byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir(sampleDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(sampleDir(t), e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == zipName {
+			z, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := z.File[0].Open()
+			content, _ := io.ReadAll(r)
+			w := newZip(t, dir, strings.TrimSuffix(zipName, ".zip"))
+			w.raw(string(edit(content)))
+			w.close(t)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func liveState(t *testing.T, d *sqlx.DB) (int64, int) {
+	t.Helper()
+	live, err := db.LiveSnapshot(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := d.Get(&n, `SELECT count(*) FROM cnpj.members`); err != nil {
+		t.Fatal(err)
+	}
+	return live.ID, n
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	mustImport(t, d, opts(t, sampleDir(t)))
+	liveID, members := liveState(t, d)
+	addRow := func(row string) func([]byte) []byte {
+		return func(b []byte) []byte { return append(b, row...) }
+	}
+	badColumns := addRow(`"33683111";"2";"SHORT ROW";"***111111**";"10"` + "\n")
+
+	t.Run("wrong column count above threshold", func(t *testing.T) {
+		dir := badDump(t, "Socios0.zip", badColumns)
+		_, err := importer.Import(context.Background(), d, opts(t, dir))
+		if err == nil || !strings.Contains(err.Error(), "Socios0.zip: 1 of 8 rows rejected") || !strings.Contains(err.Error(), "line 8: expected 11 columns, got 5") {
+			t.Fatalf("got %v", err)
+		}
+		assertFailedAndLiveUntouched(t, d, liveID, members)
+	})
+	t.Run("wrong column count within threshold", func(t *testing.T) {
+		dir := badDump(t, "Socios0.zip", badColumns)
+		o := opts(t, dir)
+		o.MaxRejectRatio = 0.2
+		snap := mustImport(t, d, o)
+		var rej struct {
+			Total   int
+			Files   map[string]int
+			Samples []struct {
+				File   string
+				Line   int
+				Reason string
+			}
+		}
+		if err := json.Unmarshal(snap.RejectedRows, &rej); err != nil {
+			t.Fatal(err)
+		}
+		if rej.Total != 1 || rej.Files["Socios0.zip"] != 1 || len(rej.Samples) != 1 || rej.Samples[0].Line != 8 || rej.Samples[0].File != "Socios0.zip" {
+			t.Errorf("rejected %+v", rej)
+		}
+		liveID, members = liveState(t, d)
+		if members != 7 {
+			t.Errorf("members %d", members)
+		}
+	})
+	t.Run("duplicated rows", func(t *testing.T) {
+		dup := `"33683111";"SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO) 2";"2011";"16";"1,00";"05";""` + "\n"
+		dir := badDump(t, "Empresas1.zip", addRow(dup))
+		snap := mustImport(t, d, opts(t, dir))
+		var name string
+		if err := d.Get(&name, `SELECT name FROM cnpj.companies WHERE root = '33683111'`); err != nil || !strings.HasSuffix(name, " 2") {
+			t.Errorf("kept %q, %v", name, err)
+		}
+		var counts map[string]int
+		_ = json.Unmarshal(snap.RowCounts, &counts)
+		if counts["companies"] != 2 || !strings.Contains(string(snap.RejectedRows), `"companies": 1`) {
+			t.Errorf("counts %v rejected %s", counts, snap.RejectedRows)
+		}
+		liveID, members = liveState(t, d)
+	})
+	t.Run("unterminated quote", func(t *testing.T) {
+		dir := badDump(t, "Empresas1.zip", addRow(`"12345678";"BROKEN NAME`))
+		_, err := importer.Import(context.Background(), d, opts(t, dir))
+		if err == nil || !strings.Contains(err.Error(), "Empresas1.zip: line 2: unterminated quoted field") {
+			t.Fatalf("got %v", err)
+		}
+		assertFailedAndLiveUntouched(t, d, liveID, members)
+	})
+	t.Run("invalid date", func(t *testing.T) {
+		dir := badDump(t, "Simples.zip", addRow(`"12345678";"S";"20211301";"";"N";"";""`+"\n"))
+		_, err := importer.Import(context.Background(), d, opts(t, dir))
+		if err == nil || !strings.Contains(err.Error(), `line 2: invalid date "20211301" in column 2`) {
+			t.Fatalf("got %v", err)
+		}
+		assertFailedAndLiveUntouched(t, d, liveID, members)
+	})
+	t.Run("truncated zip", func(t *testing.T) {
+		dir := badDump(t, "Socios0.zip", func(b []byte) []byte { return b })
+		path := filepath.Join(dir, "Estabelecimentos0.zip")
+		b, _ := os.ReadFile(path)
+		if err := os.WriteFile(path, b[:len(b)/2], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := importer.Import(context.Background(), d, opts(t, dir))
+		if err == nil || !strings.Contains(err.Error(), "Estabelecimentos0.zip: not a readable ZIP file") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("corrupt zip data", func(t *testing.T) {
+		dir := t.TempDir()
+		w := newZip(t, dir, "Socios0")
+		for range 2000 {
+			w.row("33683111", "2", "ANDRE DE CESERO", "***220050**", "10", "20160616", "", "***000000**", "", "00", "6")
+		}
+		w.close(t)
+		path := filepath.Join(dir, "Socios0.zip")
+		b, _ := os.ReadFile(path)
+		for i := 80; i < 120; i++ { // inside the deflate stream
+			b[i] ^= 0x5a
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := importer.Import(context.Background(), d, opts(t, dir))
+		if err == nil || !strings.Contains(err.Error(), "Socios0.zip: line ") {
+			t.Fatalf("got %v", err)
+		}
+		assertFailedAndLiveUntouched(t, d, liveID, members)
+	})
+}
+
+func assertFailedAndLiveUntouched(t *testing.T, d *sqlx.DB, liveID int64, members int) {
+	t.Helper()
+	id, n := liveState(t, d)
+	if id != liveID || n != members {
+		t.Errorf("live snapshot changed: #%d with %d members, was #%d with %d", id, n, liveID, members)
+	}
+	var state, msg string
+	if err := d.QueryRow(`SELECT state, coalesce(error, '') FROM snapshots ORDER BY id DESC LIMIT 1`).Scan(&state, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if state != "failed" || msg == "" {
+		t.Errorf("last import: %s %q", state, msg)
+	}
+	var staging bool
+	if err := d.Get(&staging, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'cnpj_staging')`); err != nil || staging {
+		t.Errorf("staging schema left behind: %v %v", staging, err)
+	}
+}

@@ -1,0 +1,567 @@
+// Package importer loads the Receita Federal's CNPJ dump into PostgreSQL: it
+// streams the ZIPs through a Latin-1 CSV parser into COPY, builds a complete
+// snapshot in a staging schema, and swaps it in with one short transaction,
+// so readers never see a half-loaded dump and a failed import changes
+// nothing that is served.
+package importer
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+)
+
+const (
+	stagingSchema = "cnpj_staging"
+	retiredSchema = "cnpj_retired"
+	// lockKey is the session advisory lock that makes imports exclusive.
+	lockKey = int64(0x636e706a_696d7074) // "cnpjimpt"
+	// appName marks the import's sessions, so the next import can end the
+	// orphaned ones of an import that was killed.
+	appName = "cnpjgraph import"
+	// maxSamples is how many rejected rows are listed in the snapshot.
+	maxSamples = 10
+)
+
+// ErrImportRunning means another import holds the import lock.
+var ErrImportRunning = errors.New("another import is already running on this database (it holds the import lock); wait for it to finish")
+
+// Options of an import.
+type Options struct {
+	Paths          []string     // folders of ZIPs, ZIPs, or extracted member files
+	Municipalities string       // TABMUN.CSV path (required; found beside the ZIPs if not given)
+	Countries      string       // RFB->M49 table (paises-m49.csv layout or Comex Stat PAIS.csv); optional
+	DumpMonth      string       // "YYYY-MM"; empty: a YYYY-MM path component, else the newest file's month
+	ReferenceDate  time.Time    // the data's date; zero: the newest file's modification date
+	MaxRejectRatio float64      // per file; 0 means 0.001; negative means no rejected row is tolerated
+	Progress       io.Writer    // progress output; bars on a terminal, else a line every few seconds
+	Logger         *slog.Logger // nil: no logging
+	Streams        int          // concurrent COPY streams and index builds; 0 means 2
+}
+
+// Import loads the dump named by opts.Paths and swaps it in as the live
+// snapshot. On failure the snapshot row is marked failed, the staging schema
+// dropped, and the live snapshot is untouched.
+func Import(ctx context.Context, d *sqlx.DB, opts Options) (db.Snapshot, error) {
+	if opts.MaxRejectRatio == 0 {
+		opts.MaxRejectRatio = 0.001
+	}
+	if opts.MaxRejectRatio < 0 {
+		opts.MaxRejectRatio = 0
+	}
+	if opts.Streams <= 0 {
+		opts.Streams = 2
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	found, err := discover(opts.Paths)
+	if err != nil {
+		return db.Snapshot{}, err
+	}
+	if opts.Municipalities == "" {
+		opts.Municipalities = found.municipalities
+	}
+	if opts.Countries == "" {
+		opts.Countries = found.countries
+	}
+	tabmun, err := readTABMUN(opts.Municipalities)
+	if err != nil {
+		return db.Snapshot{}, err
+	}
+	countries, err := readCountries(opts.Countries)
+	if err != nil {
+		return db.Snapshot{}, err
+	}
+	month := opts.DumpMonth
+	if month == "" {
+		month = dumpMonth(opts.Paths)
+	}
+	if month == "" {
+		month = newest(found.sources).Format("2006-01")
+	}
+	if !monthPattern.MatchString(month) {
+		return db.Snapshot{}, fmt.Errorf("dump month %q is not YYYY-MM", month)
+	}
+	ref := opts.ReferenceDate
+	if ref.IsZero() {
+		ref = newest(found.sources)
+	}
+	ref = time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
+
+	r := &run{
+		d: d, opts: opts, log: opts.Logger, sources: found.sources, tabmun: tabmun, countries: countries,
+		counts: map[string]int64{}, special: map[string]struct{}{},
+		rejected: rejects{Files: map[string]int64{}, Samples: []rejectSample{}},
+	}
+	for _, s := range found.skipped {
+		r.log.Warn("not a dump file, skipped", "file", s)
+	}
+	return r.run(ctx, month, ref)
+}
+
+// run is one import in progress.
+type run struct {
+	d         *sqlx.DB
+	opts      Options
+	log       *slog.Logger
+	prog      *progress
+	sources   []source
+	tabmun    map[string]municipality
+	countries map[string]country
+
+	mu       sync.Mutex
+	counts   map[string]int64
+	special  map[string]struct{}
+	rejected rejects
+}
+
+type rejects struct {
+	Total   int64            `json:"total"`
+	Files   map[string]int64 `json:"files"`
+	Samples []rejectSample   `json:"samples"`
+}
+
+type rejectSample struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+func (r *run) run(ctx context.Context, month string, ref time.Time) (db.Snapshot, error) {
+	lock, err := r.d.Conn(ctx)
+	if err != nil {
+		return db.Snapshot{}, err
+	}
+	defer func() { _ = lock.Close() }()
+	var locked bool
+	if err := lock.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&locked); err != nil {
+		return db.Snapshot{}, fmt.Errorf("take the import lock: %w", err)
+	}
+	if !locked {
+		return db.Snapshot{}, ErrImportRunning
+	}
+	defer func() {
+		_, _ = lock.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockKey)
+	}()
+
+	// We hold the lock, so any other import session is an orphan of a
+	// killed import (an index build goes on after its client died): end it
+	// before dropping what it works on.
+	const cleanup = `
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = $1 AND pid <> pg_backend_pid() AND datname = current_database()`
+	if _, err := lock.ExecContext(ctx, cleanup, appName); err != nil {
+		return db.Snapshot{}, fmt.Errorf("end orphaned import sessions: %w", err)
+	}
+	if _, err := lock.ExecContext(ctx, `UPDATE snapshots SET state = 'failed', finished_at = now(),
+		error = 'the import stopped before finishing (process killed or crashed)' WHERE state = 'loading'`); err != nil {
+		return db.Snapshot{}, err
+	}
+	if _, err := lock.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+stagingSchema+` CASCADE; DROP SCHEMA IF EXISTS `+retiredSchema+` CASCADE`); err != nil {
+		return db.Snapshot{}, fmt.Errorf("drop the staging schema of an earlier import: %w", err)
+	}
+	names := make([]string, len(r.sources))
+	for i, s := range r.sources {
+		names[i] = s.name
+	}
+	var id int64
+	if err := lock.QueryRowContext(ctx, `INSERT INTO snapshots (state, dump_month, reference_date, sources)
+		VALUES ('loading', $1, $2, $3) RETURNING id`, month, ref, pq.Array(names)).Scan(&id); err != nil {
+		return db.Snapshot{}, fmt.Errorf("record the import: %w", err)
+	}
+	r.prog = newProgress(r.opts.Progress)
+	r.prog.printf("snapshot #%d: dump %s, reference date %s, %d files", id, month, ref.Format("2006-01-02"), len(r.sources))
+	start := time.Now()
+	snap, err := r.build(ctx, lock, id)
+	r.prog.close()
+	if err != nil {
+		r.fail(ctx, lock, id, err)
+		return db.Snapshot{}, err
+	}
+	r.log.Info("import finished", "snapshot", id, "duration", time.Since(start).Round(time.Millisecond))
+	return snap, nil
+}
+
+// fail records the error and drops the staging schema; the live snapshot
+// was never touched.
+func (r *run) fail(ctx context.Context, lock *sql.Conn, id int64, cause error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if _, err := lock.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+stagingSchema+` CASCADE`); err != nil {
+		r.log.Error("drop staging schema", "err", err)
+	}
+	rej, _ := json.Marshal(r.rejected)
+	if _, err := lock.ExecContext(ctx, `UPDATE snapshots SET state = 'failed', finished_at = now(), error = $2,
+		rejected_rows = $3 WHERE id = $1`, id, cause.Error(), string(rej)); err != nil {
+		r.log.Error("record failed import", "err", err)
+	}
+}
+
+// build loads, derives, indexes and swaps; it returns the live snapshot.
+func (r *run) build(ctx context.Context, lock *sql.Conn, id int64) (db.Snapshot, error) {
+	if _, err := lock.ExecContext(ctx, `CREATE SCHEMA `+stagingSchema); err != nil {
+		return db.Snapshot{}, err
+	}
+	if err := inSchema(ctx, lock, db.SnapshotTables+personRowsDDL); err != nil {
+		return db.Snapshot{}, fmt.Errorf("create staging tables: %w", err)
+	}
+	periods, err := periodsSQL(ctx, lock)
+	if err != nil {
+		return db.Snapshot{}, err
+	}
+	var analyze []string
+	for _, t := range snapshotTables {
+		analyze = append(analyze, "ANALYZE "+t)
+	}
+	phases := []struct {
+		name string
+		run  func() error
+	}{
+		{"load", func() error {
+			if err := r.loadCodes(ctx); err != nil {
+				return err
+			}
+			return r.loadBig(ctx)
+		}},
+		{"derive (persons, Simples periods)", func() error {
+			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, []string{periods})
+		}},
+		{"indexes", func() error { return r.parallel(ctx, nil, indexStatements()) }},
+		{"analyze", func() error { return r.parallel(ctx, nil, analyze) }},
+		{"swap", func() error { return r.swap(ctx, lock, id) }},
+	}
+	for _, p := range phases {
+		r.prog.printf("phase %s", p.name)
+		t := time.Now()
+		if err := p.run(); err != nil {
+			return db.Snapshot{}, err
+		}
+		r.prog.printf("phase %s done in %s", p.name, time.Since(t).Round(time.Millisecond))
+	}
+	snap, err := db.LiveSnapshot(ctx, r.d)
+	if err != nil {
+		return snap, err
+	}
+	r.prog.printf("snapshot #%d is live", id)
+	return snap, nil
+}
+
+// snapshotTables are the tables of db/snapshot/tables.sql.
+var snapshotTables = []string{"companies", "offices", "persons", "members", "simples", "simples_periods",
+	"activities", "natures", "reasons", "roles", "countries", "municipalities"}
+
+// personRowsDDL is the load table of persons: one row per appearance,
+// deduplicated by personsSQL once every file is in.
+const personRowsDDL = `
+CREATE UNLOGGED TABLE person_rows (id text COLLATE "C", type text, tax_id text, name text, age text, country text);`
+
+// personsSQL keeps one row per person id. The id covers type, tax id and
+// name; of the remaining attributes the known age band wins, and the sort
+// makes the choice deterministic.
+const personsSQL = `
+INSERT INTO persons (id, type, tax_id, name, age, country)
+SELECT DISTINCT ON (id) id, type, tax_id, name, age, country FROM person_rows
+ORDER BY id, age DESC NULLS LAST, country NULLS LAST`
+
+// inSchema runs statements with the staging schema as search path.
+func inSchema(ctx context.Context, c *sql.Conn, stmts string) error {
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL search_path TO `+stagingSchema); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// indexStatements splits db.SnapshotIndexes into its statements, the
+// costliest (the big tables' keys) first so parallel builds end together.
+func indexStatements() []string {
+	var lines []string
+	for _, l := range strings.Split(db.SnapshotIndexes, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+			lines = append(lines, l)
+		}
+	}
+	var stmts []string
+	for _, s := range strings.Split(strings.Join(lines, "\n"), ";") {
+		if s = strings.TrimSpace(s); s != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	weight := func(s string) int {
+		for i, t := range []string{"offices", "members", "persons", "companies", "simples "} {
+			if strings.Contains(s, " "+t) || strings.Contains(s, "("+t) {
+				return i
+			}
+		}
+		return 9
+	}
+	sort.SliceStable(stmts, func(i, j int) bool { return weight(stmts[i]) < weight(stmts[j]) })
+	return stmts
+}
+
+// conn is a dedicated session for loading or index builds.
+func (r *run) conn(ctx context.Context) (*sql.Conn, error) {
+	c, err := r.d.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// synchronous_commit off: a crash mid-import loses the import anyway.
+	const setup = `SET application_name = '` + appName + `'; SET synchronous_commit = off;
+		SET search_path TO ` + stagingSchema + `; SET maintenance_work_mem = '256MB'; SET work_mem = '128MB'`
+	if _, err := c.ExecContext(ctx, setup); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	// PostgreSQL 14+: notice a dead client during a long index build instead
+	// of finishing it for nobody.
+	_, _ = c.ExecContext(ctx, `SET client_connection_check_interval = '1s'`)
+	return c, nil
+}
+
+func (r *run) release(c *sql.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = c.ExecContext(ctx, `RESET ALL`)
+	_ = c.Close()
+}
+
+// parallel runs the sequence seq on one session and each of stmts on a pool
+// of sessions, all at once.
+func (r *run) parallel(ctx context.Context, seq []string, stmts []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	work := make(chan string)
+	workers := r.opts.Streams
+	if len(seq) > 0 {
+		g.Go(func() error { return r.exec(ctx, seq...) })
+	}
+	for range min(workers, len(stmts)) {
+		g.Go(func() error {
+			for s := range work {
+				if err := r.exec(ctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(work)
+		for _, s := range stmts {
+			select {
+			case work <- s:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+func (r *run) exec(ctx context.Context, stmts ...string) error {
+	c, err := r.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.release(c)
+	for _, s := range stmts {
+		t := time.Now()
+		res, err := c.ExecContext(ctx, s)
+		if m := primaryKey.FindStringSubmatch(s); m != nil && isUniqueViolation(err) {
+			// The registry has shipped duplicated rows: keep the last one
+			// in dump order (COPY order is ctid order) and try again.
+			if err = r.dedupe(ctx, c, m[1], m[2]); err == nil {
+				res, err = c.ExecContext(ctx, s)
+			}
+		}
+		if err != nil {
+			// The detail names e.g. the duplicated key of a failed primary key.
+			var pqErr *pq.Error
+			if errors.As(err, &pqErr) && pqErr.Detail != "" {
+				return fmt.Errorf("%s: %w (%s)", firstLine(s), err, pqErr.Detail)
+			}
+			return fmt.Errorf("%s: %w", firstLine(s), err)
+		}
+		if f := strings.Fields(s); len(f) > 2 && f[0] == "INSERT" {
+			n, _ := res.RowsAffected()
+			r.addCount(f[2], n)
+		}
+		r.log.Debug("statement done", "sql", firstLine(s), "duration", time.Since(t).Round(time.Millisecond))
+	}
+	return nil
+}
+
+var primaryKey = regexp.MustCompile(`^ALTER TABLE (\w+) ADD PRIMARY KEY \(([\w, ]+)\)$`)
+
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
+}
+
+// dedupe deletes all but the last row of each duplicated key and records
+// how many went, as rejected rows of the table.
+func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key string) error {
+	var join []string
+	for _, k := range strings.Split(key, ",") {
+		k = strings.TrimSpace(k)
+		join = append(join, "a."+k+" = b."+k)
+	}
+	res, err := c.ExecContext(ctx, `DELETE FROM `+table+` a USING `+table+` b WHERE `+strings.Join(join, " AND ")+` AND a.ctid < b.ctid`)
+	if err != nil {
+		return fmt.Errorf("remove duplicated %s rows: %w", table, err)
+	}
+	n, _ := res.RowsAffected()
+	r.mu.Lock()
+	r.counts[table] -= n
+	r.rejected.Total += n
+	r.rejected.Files[table] += n
+	if len(r.rejected.Samples) < maxSamples {
+		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: table,
+			Reason: fmt.Sprintf("%d rows with a duplicated %s removed, the last one kept", n, key)})
+	}
+	r.mu.Unlock()
+	r.log.Warn("duplicated rows removed", "table", table, "key", key, "rows", n)
+	return nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (r *run) addCount(table string, n int64) {
+	r.mu.Lock()
+	r.counts[table] += n
+	r.mu.Unlock()
+}
+
+// periodsSQL fills simples_periods: the live snapshot's periods plus the
+// closed ones this dump shows, one per (root, regime, since), this dump's
+// end date winning.
+func periodsSQL(ctx context.Context, lock *sql.Conn) (string, error) {
+	var live bool
+	if err := lock.QueryRowContext(ctx, `SELECT to_regclass('`+db.LiveSchema+`.simples_periods') IS NOT NULL`).Scan(&live); err != nil {
+		return "", err
+	}
+	previous := ""
+	if live {
+		previous = `UNION ALL SELECT root, regime, since, until, 1 FROM ` + db.LiveSchema + `.simples_periods`
+	}
+	return `INSERT INTO simples_periods (root, regime, since, until)
+		SELECT DISTINCT ON (root, regime, since) root, regime, since, until FROM (
+			SELECT root, 'SIMPLES' AS regime, simples_since AS since, simples_until AS until, 0 AS pri FROM simples
+				WHERE simples_since IS NOT NULL AND simples_until IS NOT NULL
+			UNION ALL SELECT root, 'SIMEI', simei_since, simei_until, 0 FROM simples
+				WHERE simei_since IS NOT NULL AND simei_until IS NOT NULL
+			` + previous + `
+		) p ORDER BY root, regime, since, pri`, nil
+}
+
+// swap makes the staging schema the live one in one transaction, retrying
+// while readers hold locks on the old tables.
+func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64) error {
+	r.mu.Lock()
+	counts, _ := json.Marshal(r.counts)
+	rejected, _ := json.Marshal(r.rejected)
+	special := make([]string, 0, len(r.special))
+	for s := range r.special {
+		special = append(special, s)
+	}
+	r.mu.Unlock()
+	sort.Strings(special) // ids of new texts are assigned in a stable order
+	for attempt := 1; ; attempt++ {
+		err := swapOnce(ctx, lock, id, string(counts), string(rejected), special)
+		var pqErr *pq.Error
+		if err != nil && errors.As(err, &pqErr) && (pqErr.Code == "55P03" || pqErr.Code == "40P01") && attempt < 60 {
+			r.log.Warn("swap waits for readers' locks; retrying", "attempt", attempt, "err", err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("swap: %w", err)
+		}
+		return nil
+	}
+}
+
+func swapOnce(ctx context.Context, lock *sql.Conn, id int64, counts, rejected string, special []string) error {
+	tx, err := lock.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	var live bool
+	steps := []func() error{
+		func() error { _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '2s'`); return err },
+		func() error {
+			return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, db.LiveSchema).Scan(&live)
+		},
+		func() error {
+			if !live {
+				return nil
+			}
+			_, err := tx.ExecContext(ctx, `ALTER SCHEMA `+db.LiveSchema+` RENAME TO `+retiredSchema)
+			return err
+		},
+		func() error {
+			_, err := tx.ExecContext(ctx, `ALTER SCHEMA `+stagingSchema+` RENAME TO `+db.LiveSchema)
+			return err
+		},
+		func() error {
+			if !live {
+				return nil
+			}
+			_, err := tx.ExecContext(ctx, `DROP SCHEMA `+retiredSchema+` CASCADE`)
+			return err
+		},
+		func() error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO special_statuses (text) SELECT unnest($1::text[]) ON CONFLICT (text) DO NOTHING`, pq.Array(special))
+			return err
+		},
+		func() error {
+			_, err := tx.ExecContext(ctx, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
+			return err
+		},
+		func() error {
+			_, err := tx.ExecContext(ctx, `UPDATE snapshots SET state = 'live', finished_at = now(), row_counts = $2,
+				rejected_rows = $3, error = NULL WHERE id = $1`, id, counts, rejected)
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
