@@ -96,4 +96,3 @@ func assertError(t *testing.T, r response, status int, message string) map[strin
 	}
 	return o
 }
-
