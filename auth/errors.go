@@ -60,21 +60,21 @@ func (e *CreditsError) Fault() *fault.Error {
 	return f
 }
 
-// SuspendedError: a valid credential of a suspended account.
+// SuspendedError is a valid credential of a suspended account.
 type SuspendedError struct {
 	Reason string
 }
 
 func (e *SuspendedError) Error() string { return "account has been suspended: " + e.Reason }
 
-// PrivilegeError: the credential lacks Permission.
+// PrivilegeError means the credential lacks Permission.
 type PrivilegeError struct {
 	Permission string
 }
 
 func (e *PrivilegeError) Error() string { return "not enough privileges: " + e.Permission }
 
-// RateLimitError: the account's per-minute limit is used up until RetryAfter
+// RateLimitError means the account's per-minute limit is used up until RetryAfter
 // has passed.
 type RateLimitError struct {
 	RetryAfter time.Duration
@@ -85,7 +85,7 @@ func (e *RateLimitError) Error() string { return "rate limit exceeded" }
 // RetryAfterSeconds is the Retry-After header value: whole seconds, at least 1.
 func (e *RateLimitError) RetryAfterSeconds() string { return strconv.Itoa(ceilSeconds(e.RetryAfter)) }
 
-// CreditsError: the account holds Remaining credits, fewer than Required.
+// CreditsError means the account holds Remaining credits, fewer than Required.
 type CreditsError struct {
 	Required  int64
 	Remaining int64

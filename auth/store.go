@@ -19,7 +19,7 @@ import (
 // Administration of plans, accounts and keys. Functions take sqlx.ExtContext
 // so they run on the pool or inside a transaction alike.
 
-// ErrNotFound: no such plan, account or key.
+// ErrNotFound means no such plan, account or key.
 var ErrNotFound = errors.New("not found")
 
 // Plan is a daily credit allowance and a per-minute request rate.
