@@ -8,30 +8,12 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 )
 
-// sharedDir finds the project's shared data by walking up from the test's
-// directory (CNPJGRAPH_SHARED overrides).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("CNPJGRAPH_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if st, err := os.Stat(filepath.Join(dir, "shared", "data", "rfb-sample")); err == nil && st.IsDir() {
-			return filepath.Join(dir, "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "/work/shared"
-		}
-		dir = parent
-	}
-}
+// sharedDir is the project's shared folder with the real registry files.
+func sharedDir(t testing.TB) string { return dbtest.SharedDir(t) }
 
 func tabmun(t testing.TB) string {
 	return filepath.Join(sharedDir(t), "data", "municipios", "TABMUN.CSV")

@@ -102,6 +102,9 @@ func Import(ctx context.Context, d *sqlx.DB, opts Options) (db.Snapshot, error) 
 	if ref.IsZero() {
 		ref = newest(found.sources)
 	}
+	// The day in UTC, as every updated timestamp of the API; ZIP times may
+	// carry the publisher's zone.
+	ref = ref.UTC()
 	ref = time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
 
 	r := &run{

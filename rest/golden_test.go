@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 )
@@ -45,8 +46,38 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestOfficeSerproFields(t *testing.T) {
-	s := newServer(t)
+// TestRealSample serves the real RFB sample (shared/data/rfb-sample),
+// imported by the importer, and compares every SERPRO route with the same
+// golden files the fixture produces, then checks the fields one by one.
+func TestRealSample(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.ImportSample(t, d)
+	s := serverOver(t, d, 5*time.Second)
+	andre := dbtest.SerproMembers[0].Person.ID()
+	for name, target := range map[string]string{
+		"office_serpro":                       "/office/" + dbtest.SerproBranch,
+		"office_serpro_simples_registrations": "/office/" + dbtest.SerproBranch + "?simples=true&registrations=BR",
+		"company_serpro":                      "/company/" + dbtest.SerproRoot,
+		"company_okbr":                        "/company/" + dbtest.OKBRRoot,
+		"person_andre_sample":                 "/person/" + andre, // the fixture adds a membership the sample lacks
+		"rfb_serpro":                          "/rfb?taxId=" + dbtest.SerproBranch,
+		"simples_serpro":                      "/simples?taxId=" + dbtest.SerproBranch,
+		"simples_serpro_history":              "/simples?taxId=" + dbtest.SerproBranch + "&history=true",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := s.get(t, target)
+			if r.status != 200 {
+				t.Fatalf("%s: status %d: %s", target, r.status, r.body)
+			}
+			golden(t, name, r.body)
+		})
+	}
+	t.Run("fields", func(t *testing.T) { checkSerproFields(t, s) })
+}
+
+func TestOfficeSerproFields(t *testing.T) { checkSerproFields(t, newServer(t)) }
+
+func checkSerproFields(t *testing.T, s *server) {
 	o := s.get(t, "/office/"+dbtest.SerproBranch).object(t)
 	want := map[string]any{
 		"updated":    "2025-12-07T00:00:00.000Z",

@@ -66,14 +66,19 @@ func runDev(ctx context.Context, args []string) error {
 	// The playground opens with this key in its Authorization header.
 	_ = os.Setenv("PLAYGROUND_API_KEY", key)
 	addr := env("ADDR", ":8080")
+	example := "33683111000280"
+	// A head office with members makes a telling first request.
+	_ = d.GetContext(ctx, &example, `SELECT o.tax_id FROM cnpj.offices o
+		WHERE o.head AND o.status = '02' AND EXISTS (SELECT 1 FROM cnpj.members m WHERE m.root = o.root)
+		ORDER BY o.tax_id LIMIT 1`)
 	fmt.Printf(`
 dev: the development API key (send it raw in the Authorization header):
 
     %s
 
-    curl -H 'Authorization: %s' http://localhost%s/office/<taxId>
+    curl -H 'Authorization: %s' 'http://localhost%s/office/%s?simples=true'
     playground: http://localhost%s/playground
 
-`, key, key, addr, addr)
+`, key, key, addr, example, addr)
 	return runServe(ctx, nil)
 }
