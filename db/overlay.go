@@ -35,7 +35,7 @@ func Overlay(ctx context.Context, q sqlx.QueryerContext, taxID string) (map[stri
 	if err != nil {
 		return nil, fmt.Errorf("read overlay: %w", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	out := make(map[string]OverlayRecord, 3)
 	for rows.Next() {
 		var r OverlayRecord

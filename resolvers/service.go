@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -40,6 +41,8 @@ type Service struct {
 	charge   func(ctx context.Context, cost int) error
 	log      *slog.Logger
 	flights  singleflight.Group // online fetches in progress, by portal and tax id
+
+	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
 }
 
 // Options configures a Service.

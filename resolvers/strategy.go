@@ -150,12 +150,9 @@ type lookup struct {
 // nothing: every portal goes online.
 func (s *Service) begin(ctx context.Context, taxID cnpj.CNPJ, cq CacheQuery, members, history bool) (*lookup, error) {
 	lk := &lookup{s: s, taxID: taxID, cq: cq, now: s.now()}
-	codes, err := s.store.Catalog.Current(ctx)
-	switch {
-	case err == nil:
-		lk.codes = codes
-	case !errors.Is(err, db.ErrNoSnapshot):
-		return nil, storeErr(err, "")
+	var err error
+	if lk.codes, err = s.codes(ctx); err != nil {
+		return nil, err
 	}
 	if cq.Strategy == Online {
 		return lk, nil
@@ -176,6 +173,26 @@ func (s *Service) begin(ctx context.Context, taxID cnpj.CNPJ, cq CacheQuery, mem
 		return nil, storeErr(err, "")
 	}
 	return lk, nil
+}
+
+// codes returns the live snapshot's codes, nil when nothing is imported. The
+// catalog asks the database on every call while there is no snapshot; an
+// edge instance, which may never import, would pay that query, serialized,
+// on every lookup. So "none" is remembered for the catalog's interval: an
+// import is noticed as soon as the catalog would notice a newer one.
+func (s *Service) codes(ctx context.Context) (*db.Codes, error) {
+	if time.Now().UnixNano() < s.noSnapshotUntil.Load() {
+		return nil, nil
+	}
+	codes, err := s.store.Catalog.Current(ctx)
+	switch {
+	case err == nil:
+		return codes, nil
+	case errors.Is(err, db.ErrNoSnapshot):
+		s.noSnapshotUntil.Store(time.Now().Add(s.store.Catalog.Interval).UnixNano())
+		return nil, nil
+	}
+	return nil, storeErr(err, "")
 }
 
 // fromOverlay decodes the overlay record of a portal into v when the

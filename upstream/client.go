@@ -304,7 +304,7 @@ func (c *Client) attempt(ctx context.Context, u string, dst any) error {
 		}
 		return errRetryable{err}
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	switch res.StatusCode {
 	case http.StatusOK:
 		dec := json.NewDecoder(io.LimitReader(res.Body, maxBody))

@@ -43,11 +43,11 @@ func (d *day) UnmarshalJSON(b []byte) error {
 type stamp struct{ t time.Time }
 
 func (s *stamp) UnmarshalJSON(b []byte) error {
-	var v string
-	if json.Unmarshal(b, &v) != nil {
-		return nil
+	var v *string
+	if err := json.Unmarshal(b, &v); err != nil || v == nil {
+		return nil //nolint:nilerr // an unreadable stamp is no stamp: the caller's clock stands in
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, *v); err == nil {
 		s.t = t.UTC()
 	}
 	return nil
