@@ -7,7 +7,11 @@ package resolvers
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
@@ -34,12 +38,23 @@ type Service struct {
 	store    *db.Store
 	upstream Upstream
 	now      func() time.Time
+	charge   func(ctx context.Context, cost int) error
+	log      *slog.Logger
+	flights  singleflight.Group // online fetches in progress, by portal and tax id
+
+	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
 }
 
 // Options configures a Service.
 type Options struct {
 	Upstream Upstream         // nil: none
 	Now      func() time.Time // the clock; time.Now when nil
+	// Charge debits credits for online answers: it is called with cost 1
+	// once per portal answered online, after the lookup succeeded and
+	// before it answers; its error becomes the lookup's. Cached answers
+	// and failed lookups are never charged. nil: everything is free.
+	Charge func(ctx context.Context, cost int) error
+	Logger *slog.Logger // nil: discard
 }
 
 // New returns a Service over store.
@@ -47,7 +62,10 @@ func New(store *db.Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{store: store, upstream: opts.Upstream, now: opts.Now}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, upstream: opts.Upstream, now: opts.Now, charge: opts.Charge, log: opts.Logger}
 }
 
 // Store returns the store the service reads, for the loaders middleware.
@@ -85,8 +103,13 @@ func storeErr(err error, notFound string) error {
 }
 
 // Office is the office lookup: the office with its company and members,
-// plus Simples and state registrations when asked for.
+// plus Simples and state registrations when asked for. With an upstream,
+// each portal is decided on its own: only those whose cached data fails
+// the strategy go online.
 func (s *Service) Office(ctx context.Context, q OfficeQuery) (model.Office, error) {
+	if s.upstream != nil {
+		return s.officeWithUpstream(ctx, q)
+	}
 	o, err := s.registryRecord(ctx, q.TaxID, q.Cache)
 	if err != nil {
 		return model.Office{}, err
@@ -104,9 +127,51 @@ func (s *Service) Office(ctx context.Context, q OfficeQuery) (model.Office, erro
 	return o, nil
 }
 
+func (s *Service) officeWithUpstream(ctx context.Context, q OfficeQuery) (model.Office, error) {
+	lk, err := s.begin(ctx, q.TaxID, q.Cache, true, false)
+	if err != nil {
+		return model.Office{}, err
+	}
+	o, err := lk.registry(ctx)
+	if err != nil {
+		return model.Office{}, err
+	}
+	o.Company.Simples, o.Company.Simei = nil, nil
+	if q.Simples {
+		rec, err := lk.simples(ctx, false)
+		if err != nil {
+			return model.Office{}, err
+		}
+		o.Company.Simples, o.Company.Simei = &rec.Simples, &rec.Simei
+	}
+	if len(q.Registrations) > 0 {
+		regs, err := lk.registrations(ctx, q, o)
+		if err != nil {
+			return model.Office{}, err
+		}
+		o.Registrations = regs
+	}
+	if err := lk.charge(ctx); err != nil {
+		return model.Office{}, err
+	}
+	return o, nil
+}
+
 // Registry is the federal registry record lookup (/rfb): the same data as
 // the office lookup, which REST presents in the registry's own shape.
 func (s *Service) Registry(ctx context.Context, q RegistryQuery) (model.Office, error) {
+	if s.upstream != nil {
+		lk, err := s.begin(ctx, q.TaxID, q.Cache, true, false)
+		if err != nil {
+			return model.Office{}, err
+		}
+		o, err := lk.registry(ctx)
+		if err != nil {
+			return model.Office{}, err
+		}
+		o.Company.Simples, o.Company.Simei = nil, nil
+		return o, lk.charge(ctx)
+	}
 	o, err := s.registryRecord(ctx, q.TaxID, q.Cache)
 	if err != nil {
 		return model.Office{}, err
@@ -122,7 +187,7 @@ func (s *Service) registryRecord(ctx context.Context, taxID cnpj.CNPJ, cq CacheQ
 		return model.Office{}, err
 	}
 	var online model.Office
-	cached, err := s.decide(ctx, cq, codes.Updated(), func(ctx context.Context) error {
+	cached, err := s.decide(ctx, db.PortalRegistry, cq, s.now(), codes.Updated(), func(ctx context.Context) error {
 		var err error
 		online, err = s.upstream.Registry(ctx, taxID)
 		return err
@@ -177,7 +242,7 @@ func (s *Service) registrations(ctx context.Context, q OfficeQuery, o model.Offi
 	case Cache:
 		return []model.Registration{}, nil
 	}
-	if err := s.online(ctx, fetch); err != nil {
+	if err := s.online(ctx, db.PortalRegistrations, fetch); err != nil {
 		// Nothing is cached, so CACHE_IF_ERROR has no stale copy; the
 		// snapshot, authoritative without an upstream, knows none.
 		if q.Cache.Strategy == CacheIfError {
@@ -193,12 +258,23 @@ func (s *Service) registrations(ctx context.Context, q OfficeQuery, o model.Offi
 
 // Simples is the Simples Nacional / SIMEI lookup for an office's company.
 func (s *Service) Simples(ctx context.Context, q SimplesQuery) (model.SimplesRecord, error) {
+	if s.upstream != nil {
+		lk, err := s.begin(ctx, q.TaxID, q.Cache, false, q.History)
+		if err != nil {
+			return model.SimplesRecord{}, err
+		}
+		rec, err := lk.simples(ctx, q.History)
+		if err != nil {
+			return model.SimplesRecord{}, err
+		}
+		return rec, lk.charge(ctx)
+	}
 	codes, err := s.snapshot(ctx)
 	if err != nil {
 		return model.SimplesRecord{}, err
 	}
 	var online model.SimplesRecord
-	cached, err := s.decide(ctx, q.Cache, codes.Updated(), func(ctx context.Context) error {
+	cached, err := s.decide(ctx, db.PortalSimples, q.Cache, s.now(), codes.Updated(), func(ctx context.Context) error {
 		var err error
 		online, err = s.upstream.Simples(ctx, q.TaxID)
 		return err

@@ -2,18 +2,24 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
 // decide applies the cache strategy to one portal whose cached data was
-// updated at updated (zero: nothing cached). It reports whether the cached
-// data answers; when it does not, fetch has filled the online answer. With
-// no upstream every online fetch fails as offline.
-func (s *Service) decide(ctx context.Context, q CacheQuery, updated time.Time, fetch func(context.Context) error) (cached bool, err error) {
-	age := s.now().Sub(updated)
+// updated at updated (zero: nothing cached), at the request time now. It
+// reports whether the cached data answers; when it does not, fetch has
+// filled the online answer. Without an upstream for the portal every online
+// fetch fails as offline.
+func (s *Service) decide(ctx context.Context, portal string, q CacheQuery, now, updated time.Time, fetch func(context.Context) error) (cached bool, err error) {
+	age := now.Sub(updated)
 	have := !updated.IsZero()
 	switch q.Strategy {
 	case Cache:
@@ -23,22 +29,31 @@ func (s *Service) decide(ctx context.Context, q CacheQuery, updated time.Time, f
 			return true, nil
 		}
 	}
-	err = s.online(ctx, fetch)
+	err = s.online(ctx, portal, fetch)
 	if err == nil {
 		return false, nil
 	}
-	// CACHE_IF_ERROR serves stale data no older than maxStale.
-	if q.Strategy == CacheIfError && have && age <= days(q.MaxStale) {
+	// CACHE_IF_ERROR serves stale data no older than maxStale when the
+	// fetch failed (offline, timeout); a source that answered "not
+	// registered" did not fail.
+	if q.Strategy == CacheIfError && have && age <= days(q.MaxStale) && failed(err) {
 		return true, nil
 	}
 	return false, err
 }
 
+// failed reports whether an online error means the source could not
+// answer, rather than that it answered no.
+func failed(err error) bool {
+	k := fault.Classify(err).Kind
+	return k == fault.Unavailable || k == fault.DeadlineExceeded
+}
+
 // online runs fetch against the upstream, classifying its failure: a
 // deadline is a 504, anything else means the source is offline (503).
-func (s *Service) online(ctx context.Context, fetch func(context.Context) error) error {
-	if s.upstream == nil {
-		return fault.E(fault.Unavailable, fault.MsgOffline, errors.New("no upstream configured"))
+func (s *Service) online(ctx context.Context, portal string, fetch func(context.Context) error) error {
+	if !s.serves(portal) {
+		return fault.E(fault.Unavailable, fault.MsgOffline, errors.New("no upstream configured for "+portal))
 	}
 	err := fetch(ctx)
 	switch {
@@ -52,4 +67,394 @@ func (s *Service) online(ctx context.Context, fetch func(context.Context) error)
 		return f
 	}
 	return fault.E(fault.Unavailable, fault.MsgOffline, err)
+}
+
+// serves reports whether the upstream fetches portal online. An upstream
+// may serve only some portals (UPSTREAM_PORTALS); for the others the
+// snapshot stays authoritative, as if none were configured.
+func (s *Service) serves(portal string) bool {
+	if s.upstream == nil {
+		return false
+	}
+	if p, ok := s.upstream.(interface{ Serves(string) bool }); ok {
+		return p.Serves(portal)
+	}
+	return true
+}
+
+// fetch gets a portal's data for a tax id from the upstream and keeps it in
+// the overlay. Concurrent requests for the same tax id and portal share one
+// upstream call and one overlay write; each gets the encoded data and
+// decodes its own copy, so no request can change another's answer.
+func (s *Service) fetch(ctx context.Context, portal string, taxID cnpj.CNPJ, get func(context.Context) (any, time.Time, error)) ([]byte, error) {
+	ch := s.flights.DoChan(portal+"/"+string(taxID), func() (any, error) {
+		// The first caller going away must not fail the others waiting on
+		// the same call; its deadline still bounds the call.
+		fctx := context.WithoutCancel(ctx)
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			fctx, cancel = context.WithDeadline(fctx, dl)
+			defer cancel()
+		}
+		v, at, err := get(fctx)
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		// The overlay keeps when the source obtained the data (another
+		// cnpjgraph may answer from its own cache), never a future time.
+		if now := s.now(); at.IsZero() || at.After(now) {
+			at = now
+		}
+		rec := db.OverlayRecord{TaxID: string(taxID), Portal: portal, Updated: at.UTC(), Body: body}
+		if err := db.SaveOverlay(fctx, s.store.DB, rec); err != nil {
+			// The answer is good; only its caching failed.
+			s.log.Warn("overlay write failed", slog.String("portal", portal), slog.String("taxId", string(taxID)),
+				slog.String("error", err.Error()))
+		}
+		return body, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]byte), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// lookup is one request's view of a tax id when an upstream is configured:
+// the snapshot's and the overlay's records, read concurrently and once, the
+// request time, and how many portals it answered online (to charge).
+type lookup struct {
+	s       *Service
+	taxID   cnpj.CNPJ
+	cq      CacheQuery
+	now     time.Time
+	codes   *db.Codes // nil: nothing imported (an edge instance)
+	overlay map[string]db.OverlayRecord
+	office  func() (model.Office, error) // the snapshot's office; nil when not read
+	members func() ([]model.Member, error)
+	history func() (db.SimplesHistory, error)
+	online  int
+}
+
+// begin starts the reads a lookup needs: the snapshot's office (with members
+// for the registry portal, Simples history when asked) through the loaders,
+// and meanwhile the overlay rows of every portal in one query. ONLINE reads
+// nothing: every portal goes online.
+func (s *Service) begin(ctx context.Context, taxID cnpj.CNPJ, cq CacheQuery, members, history bool) (*lookup, error) {
+	lk := &lookup{s: s, taxID: taxID, cq: cq, now: s.now()}
+	var err error
+	if lk.codes, err = s.codes(ctx); err != nil {
+		return nil, err
+	}
+	if cq.Strategy == Online {
+		return lk, nil
+	}
+	if lk.codes != nil {
+		l := s.loaders(ctx)
+		root := string(taxID.Root())
+		lk.office = l.Offices.Load(ctx, string(taxID))
+		if members {
+			lk.members = l.Members.Load(ctx, root)
+		}
+		if history {
+			lk.history = l.SimplesHistory.Load(ctx, root)
+		}
+	}
+	lk.overlay, err = db.Overlay(ctx, s.store.Q, string(taxID))
+	if err != nil {
+		return nil, storeErr(err, "")
+	}
+	return lk, nil
+}
+
+// codes returns the live snapshot's codes, nil when nothing is imported. The
+// catalog asks the database on every call while there is no snapshot; an
+// edge instance, which may never import, would pay that query, serialized,
+// on every lookup. So "none" is remembered for the catalog's interval: an
+// import is noticed as soon as the catalog would notice a newer one.
+func (s *Service) codes(ctx context.Context) (*db.Codes, error) {
+	if time.Now().UnixNano() < s.noSnapshotUntil.Load() {
+		return nil, nil
+	}
+	codes, err := s.store.Catalog.Current(ctx)
+	switch {
+	case err == nil:
+		return codes, nil
+	case errors.Is(err, db.ErrNoSnapshot):
+		s.noSnapshotUntil.Store(time.Now().Add(s.store.Catalog.Interval).UnixNano())
+		return nil, nil
+	}
+	return nil, storeErr(err, "")
+}
+
+// fromOverlay decodes the overlay record of a portal into v when the
+// upstream serves the portal and the record is newer than the snapshot. A
+// record that no longer decodes (the model changed) counts as absent: the
+// next online answer replaces it.
+func (lk *lookup) fromOverlay(portal string, v any, evenIfOlder bool) (time.Time, bool) {
+	rec, ok := lk.overlay[portal]
+	if !ok || !lk.s.serves(portal) {
+		return time.Time{}, false
+	}
+	if !evenIfOlder && lk.codes != nil && !rec.Updated.After(lk.codes.Updated()) {
+		return time.Time{}, false
+	}
+	if err := json.Unmarshal(rec.Body, v); err != nil {
+		lk.s.log.Warn("overlay record unreadable", slog.String("portal", portal),
+			slog.String("taxId", string(lk.taxID)), slog.String("error", err.Error()))
+		return time.Time{}, false
+	}
+	return rec.Updated, true
+}
+
+// snapshotOffice is the snapshot's office with its own copy of the company
+// (the loaders' cached value is shared) and, when read, its members.
+func (lk *lookup) snapshotOffice() (model.Office, error) {
+	o, err := lk.office()
+	if err != nil {
+		return model.Office{}, err
+	}
+	company := *o.Company
+	if lk.members != nil {
+		m, err := lk.members()
+		if err != nil {
+			return model.Office{}, storeErr(err, "")
+		}
+		company.Members = m
+	}
+	o.Company = &company
+	return o, nil
+}
+
+// cached picks a portal's cached record: the overlay's when it is newer
+// than the snapshot, else the snapshot's (read through fromSnapshot), else
+// an older overlay record of a tax id the snapshot lacks. Without an
+// upstream for the portal the snapshot is authoritative: its time decides
+// before the lookup, and a tax id it lacks is not registered.
+func (lk *lookup) cached(portal string, v any, fromSnapshot func() error) (updated time.Time, missing error, err error) {
+	if lk.cq.Strategy == Online {
+		return time.Time{}, nil, nil
+	}
+	served := lk.s.serves(portal)
+	if !served && lk.codes == nil {
+		return time.Time{}, nil, fault.E(fault.Unavailable, fault.MsgNoSnapshot, db.ErrNoSnapshot)
+	}
+	if t, ok := lk.fromOverlay(portal, v, false); ok {
+		return t, nil, nil
+	}
+	if lk.codes == nil {
+		return time.Time{}, nil, nil
+	}
+	err = fromSnapshot()
+	var nf *db.NotFoundError
+	switch {
+	case err == nil:
+		return lk.codes.Updated(), nil, nil
+	case !errors.As(err, &nf):
+		return time.Time{}, nil, storeErr(err, "")
+	case !served:
+		return lk.codes.Updated(), fault.E(fault.NotFound, fault.MsgTaxIDNotFound, err), nil
+	}
+	if t, ok := lk.fromOverlay(portal, v, true); ok {
+		return t, nil, nil
+	}
+	return time.Time{}, nil, nil
+}
+
+// resolve decides one portal: the cached record (updated, or missing when
+// the authoritative snapshot lacks the tax id) answers, or fetch goes
+// online. It reports whether the answer came online; body is then the
+// fetched data.
+func (lk *lookup) resolve(ctx context.Context, portal string, updated time.Time, missing error,
+	get func(context.Context) (any, time.Time, error)) (online bool, body []byte, err error) {
+	if lk.cq.Strategy == Cache && updated.IsZero() {
+		return false, nil, fault.E(fault.NotFound, fault.MsgCacheMissing, nil)
+	}
+	cached, err := lk.s.decide(ctx, portal, lk.cq, lk.now, updated, func(ctx context.Context) error {
+		var err error
+		body, err = lk.s.fetch(ctx, portal, lk.taxID, get)
+		return err
+	})
+	switch {
+	case err != nil:
+		return false, nil, err
+	case cached && missing != nil:
+		return false, nil, missing
+	case cached:
+		return false, nil, nil
+	}
+	lk.online++
+	return true, body, nil
+}
+
+// registry answers the registry portal: office, company and members.
+func (lk *lookup) registry(ctx context.Context) (model.Office, error) {
+	var o model.Office
+	updated, missing, err := lk.cached(db.PortalRegistry, &o, func() error {
+		var err error
+		o, err = lk.snapshotOffice()
+		return err
+	})
+	if err != nil {
+		return model.Office{}, err
+	}
+	online, body, err := lk.resolve(ctx, db.PortalRegistry, updated, missing, func(ctx context.Context) (any, time.Time, error) {
+		o, err := lk.s.upstream.Registry(ctx, lk.taxID)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if o.Company == nil {
+			o.Company = &model.Company{Root: string(lk.taxID.Root())}
+		}
+		// Special ids are ours: a stable small integer per distinct text.
+		if o.Special != nil && o.Special.Text != "" {
+			id, err := lk.s.store.Catalog.SpecialID(ctx, o.Special.Text)
+			if err != nil {
+				return nil, time.Time{}, err
+			}
+			o.Special.ID = id
+		}
+		return o, o.Updated, nil
+	})
+	if err != nil {
+		return model.Office{}, err
+	}
+	if online {
+		o = model.Office{}
+		if err := json.Unmarshal(body, &o); err != nil {
+			return model.Office{}, err
+		}
+		updated = lk.now
+	}
+	if o.Company == nil {
+		o.Company = &model.Company{Root: string(lk.taxID.Root())}
+	}
+	// Cached answers carry the record's own time, online ones the request's.
+	o.Updated, o.Company.Updated = updated, updated
+	return o, nil
+}
+
+// simples answers the Simples portal, with history when asked for.
+func (lk *lookup) simples(ctx context.Context, history bool) (model.SimplesRecord, error) {
+	var rec model.SimplesRecord
+	updated, missing, err := lk.cached(db.PortalSimples, &rec, func() error {
+		o, err := lk.office()
+		if err != nil {
+			return err
+		}
+		rec = model.SimplesRecord{Simples: *o.Company.Simples, Simei: *o.Company.Simei}
+		if lk.history != nil {
+			h, err := lk.history()
+			if err != nil {
+				return storeErr(err, "")
+			}
+			rec.Simples.History = append([]model.SimplesPeriod{}, h.Simples...)
+			rec.Simei.History = append([]model.SimplesPeriod{}, h.Simei...)
+		}
+		return nil
+	})
+	if err != nil {
+		return model.SimplesRecord{}, err
+	}
+	online, body, err := lk.resolve(ctx, db.PortalSimples, updated, missing, func(ctx context.Context) (any, time.Time, error) {
+		r, err := lk.s.upstream.Simples(ctx, lk.taxID)
+		return r, r.Updated, err
+	})
+	if err != nil {
+		return model.SimplesRecord{}, err
+	}
+	if online {
+		rec = model.SimplesRecord{}
+		if err := json.Unmarshal(body, &rec); err != nil {
+			return model.SimplesRecord{}, err
+		}
+		updated = lk.now
+	}
+	rec.Updated, rec.TaxID, rec.Root = updated, string(lk.taxID), string(lk.taxID.Root())
+	if !history {
+		rec.Simples.History, rec.Simei.History = nil, nil
+	} else {
+		for _, h := range []*[]model.SimplesPeriod{&rec.Simples.History, &rec.Simei.History} {
+			if *h == nil {
+				*h = []model.SimplesPeriod{}
+			}
+		}
+	}
+	return rec, nil
+}
+
+// registrations answers the state-registration portal. The overlay keeps
+// every state (the fetch asks for BR); the answer lists the states asked
+// for, ORIGIN being the office's own.
+func (lk *lookup) registrations(ctx context.Context, q OfficeQuery, o model.Office) ([]model.Registration, error) {
+	if !lk.s.serves(db.PortalRegistrations) {
+		return lk.s.registrations(ctx, q, o)
+	}
+	var all []model.Registration
+	updated, _ := lk.fromOverlay(db.PortalRegistrations, &all, true)
+	if lk.cq.Strategy == Online {
+		updated = time.Time{}
+	}
+	online, body, err := lk.resolve(ctx, db.PortalRegistrations, updated, nil, func(ctx context.Context) (any, time.Time, error) {
+		regs, err := lk.s.upstream.Registrations(ctx, lk.taxID, []string{"BR"})
+		if regs == nil {
+			regs = []model.Registration{}
+		}
+		return regs, time.Time{}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if online {
+		all = nil
+		if err := json.Unmarshal(body, &all); err != nil {
+			return nil, err
+		}
+	}
+	return pickStates(all, q.Registrations, o.Address.State), nil
+}
+
+// pickStates keeps the registrations of the states asked for: BR is all,
+// ORIGIN the office's state.
+func pickStates(all []model.Registration, states []string, origin string) []model.Registration {
+	out := make([]model.Registration, 0, len(all))
+	want := make(map[string]bool, len(states))
+	for _, st := range states {
+		if st == "BR" {
+			return append(out, all...)
+		}
+		if st == "ORIGIN" {
+			st = origin
+		}
+		want[st] = true
+	}
+	for _, r := range all {
+		if want[r.State] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// charge debits one credit per portal answered online, once the lookup has
+// succeeded: a lookup that fails charges nothing, so there is nothing to
+// refund.
+func (lk *lookup) charge(ctx context.Context) error {
+	if lk.s.charge == nil {
+		return nil
+	}
+	for i := 0; i < lk.online; i++ {
+		if err := lk.s.charge(ctx, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }

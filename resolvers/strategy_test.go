@@ -35,6 +35,9 @@ func (f *fakeUpstream) Simples(ctx context.Context, taxID cnpj.CNPJ) (model.Simp
 
 func (f *fakeUpstream) Registrations(ctx context.Context, taxID cnpj.CNPJ, states []string) ([]model.Registration, error) {
 	f.calls++
+	if states[0] == "BR" { // all states: the office's and another
+		return []model.Registration{{State: "DF", Number: "123", Enabled: true}, {State: "SP", Number: "456", Enabled: true}}, f.err
+	}
 	return []model.Registration{{State: states[0], Number: "123", Enabled: true}}, f.err
 }
 
@@ -72,6 +75,9 @@ func TestStrategy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case starts from the snapshot alone: an earlier case's
+			// online answer would otherwise be the newer cached record.
+			dbtest.MustExec(t, d, `DELETE FROM overlay_records`)
 			opts := resolvers.Options{Now: clock}
 			if c.upstream != nil {
 				opts.Upstream = c.upstream

@@ -16,6 +16,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/upstream"
 )
 
 func init() { commands["serve"] = runServe }
@@ -31,6 +32,7 @@ type serveConfig struct {
 	ConnMaxLifetime  time.Duration
 	ConnMaxIdleTime  time.Duration
 	ShutdownTimeout  time.Duration
+	Upstream         *upstream.Config // nil: no online source
 }
 
 func serveConfigFromEnv() serveConfig {
@@ -50,6 +52,42 @@ func serveConfigFromEnv() serveConfig {
 	for _, o := range strings.Split(env("CORS_ORIGINS", ""), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+	}
+	c.Upstream = upstreamConfigFromEnv()
+	return c
+}
+
+// upstreamConfigFromEnv reads the online source; without UPSTREAM_URL there
+// is none and the imported snapshot is authoritative.
+func upstreamConfigFromEnv() *upstream.Config {
+	u := env("UPSTREAM_URL", "")
+	if u == "" {
+		return nil
+	}
+	c := &upstream.Config{
+		URL: u,
+		Key: env("UPSTREAM_KEY", ""),
+		Timeouts: map[string]time.Duration{
+			upstream.PortalRegistry:      envDuration("UPSTREAM_TIMEOUT_RFB", upstream.DefaultTimeout),
+			upstream.PortalSimples:       envDuration("UPSTREAM_TIMEOUT_SIMPLES", upstream.DefaultTimeout),
+			upstream.PortalRegistrations: envDuration("UPSTREAM_TIMEOUT_CCC", upstream.DefaultTimeout),
+		},
+		BreakerFailures: envInt("UPSTREAM_BREAKER_FAILURES", upstream.DefaultBreakerFailures),
+		BreakerCooldown: envDuration("UPSTREAM_BREAKER_COOLDOWN", upstream.DefaultBreakerCooldown),
+		Retries:         envInt("UPSTREAM_RETRIES", upstream.DefaultRetries),
+		Strategy:        env("UPSTREAM_STRATEGY", upstream.DefaultStrategy),
+		MaxAge:          envInt("UPSTREAM_MAX_AGE", upstream.DefaultMaxAge),
+	}
+	if c.Retries == 0 {
+		c.Retries = -1 // UPSTREAM_RETRIES=0 means none, not the default
+	}
+	if c.BreakerFailures == 0 {
+		c.BreakerFailures = -1 // likewise: 0 disables the breaker
+	}
+	for _, p := range strings.Split(env("UPSTREAM_PORTALS", ""), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.Portals = append(c.Portals, p)
 		}
 	}
 	return c
@@ -103,9 +141,30 @@ func runServe(ctx context.Context, args []string) error {
 
 	metrics := rest.NewMetrics(d.DB)
 	store := db.NewStore(d, db.StoreOptions{OnQuery: metrics.RoundTrip})
-	svc := resolvers.New(store, resolvers.Options{})
+	opts := resolvers.Options{Logger: log}
+	if cfg.Upstream != nil {
+		client, err := upstream.New(*cfg.Upstream)
+		if err != nil {
+			return err
+		}
+		opts.Upstream = client
+		for p, d := range cfg.Upstream.Timeouts {
+			// A CACHE_IF_ERROR fallback to stale data needs time left after
+			// the source timed out.
+			if d >= cfg.RequestTimeout {
+				log.Warn("upstream timeout not below REQUEST_TIMEOUT: a timed-out source fails the request instead of falling back to cached data",
+					slog.String("portal", p), slog.Duration("timeout", d), slog.Duration("requestTimeout", cfg.RequestTimeout))
+			}
+		}
+		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
+	}
+	svc := resolvers.New(store, opts)
 	if snap, err := svc.Ready(ctx); err != nil {
-		log.Warn("no live snapshot yet: lookups answer 503 until an import", slog.String("error", err.Error()))
+		msg := "no live snapshot yet: lookups answer 503 until an import"
+		if cfg.Upstream != nil {
+			msg = "no live snapshot: office, registry and Simples lookups come from the upstream and the overlay; company and person lookups answer 503 until an import"
+		}
+		log.Warn(msg, slog.String("error", err.Error()))
 	} else {
 		log.Info("serving snapshot", slog.Int64("id", snap.ID), slog.String("month", snap.DumpMonth),
 			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
