@@ -158,18 +158,6 @@ func runServe(ctx context.Context, args []string) error {
 		}
 		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
 	}
-	svc := resolvers.New(store, opts)
-	if snap, err := svc.Ready(ctx); err != nil {
-		msg := "no live snapshot yet: lookups answer 503 until an import"
-		if cfg.Upstream != nil {
-			msg = "no live snapshot: office, registry and Simples lookups come from the upstream and the overlay; company and person lookups answer 503 until an import"
-		}
-		log.Warn(msg, slog.String("error", err.Error()))
-	} else {
-		log.Info("serving snapshot", slog.Int64("id", snap.ID), slog.String("month", snap.DumpMonth),
-			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
-	}
-
 	var authenticate func(http.Handler) http.Handler
 	if env("AUTH_DISABLED", "") == "true" {
 		log.Warn("AUTH_DISABLED=true: every lookup is served without a credential, limits or credits")
@@ -185,6 +173,21 @@ func runServe(ctx context.Context, args []string) error {
 		}
 		defer func() { _ = authSvc.Close() }() // writes the usage rows still buffered
 		authenticate = authSvc.Middleware(auth.PermissionFor, rest.RenderError)
+		online := authSvc.Costs().Online
+		// Each portal answered online costs its price; cached answers never do.
+		opts.Charge = func(ctx context.Context, portals int) error { return auth.Charge(ctx, portals*online) }
+	}
+
+	svc := resolvers.New(store, opts)
+	if snap, err := svc.Ready(ctx); err != nil {
+		msg := "no live snapshot yet: lookups answer 503 until an import"
+		if cfg.Upstream != nil {
+			msg = "no live snapshot: office, registry and Simples lookups come from the upstream and the overlay; company and person lookups answer 503 until an import"
+		}
+		log.Warn(msg, slog.String("error", err.Error()))
+	} else {
+		log.Info("serving snapshot", slog.Int64("id", snap.ID), slog.String("month", snap.DumpMonth),
+			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
 	}
 
 	srv := &http.Server{
