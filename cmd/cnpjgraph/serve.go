@@ -12,7 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+	"github.com/cnpjgraph/cnpjgraph/playground"
 	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 )
@@ -30,6 +34,9 @@ type serveConfig struct {
 	ConnMaxLifetime  time.Duration
 	ConnMaxIdleTime  time.Duration
 	ShutdownTimeout  time.Duration
+	// PlaygroundAPIKey goes into the playground's Authorization header
+	// (make run sets the development key); empty: none.
+	PlaygroundAPIKey string
 }
 
 func serveConfigFromEnv() serveConfig {
@@ -41,6 +48,8 @@ func serveConfigFromEnv() serveConfig {
 		ConnMaxLifetime: envDuration("DB_CONN_MAX_LIFETIME", 30*time.Minute),
 		ConnMaxIdleTime: envDuration("DB_CONN_MAX_IDLE_TIME", 5*time.Minute),
 		ShutdownTimeout: envDuration("SHUTDOWN_TIMEOUT", 20*time.Second),
+
+		PlaygroundAPIKey: os.Getenv("PLAYGROUND_API_KEY"),
 	}
 	// The server-side bound defaults just above the request timeout: the
 	// context cancels first, and a statement whose cancel got lost still
@@ -118,6 +127,16 @@ func runServe(ctx context.Context, args []string) error {
 			Metrics:        metrics,
 			RequestTimeout: cfg.RequestTimeout,
 			CORSOrigins:    cfg.CORSOrigins,
+			Mount: graphqlapi.Mount(graphqlapi.Options{
+				Service:   svc,
+				Logger:    log,
+				RequestID: rest.RequestID,
+				Playground: &playground.Options{
+					Endpoint:     "/graphql",
+					APIKey:       cfg.PlaygroundAPIKey,
+					ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
+				},
+			}),
 		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
@@ -147,4 +166,26 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// exampleTaxID picks the playground's example office from the served data:
+// the SERPRO branch of the RFB's published sample when present, else a
+// head office whose company has members (a generated sample), so the
+// example query shows the whole graph. Without data it is the SERPRO
+// branch anyway: the query then shows a NOT_FOUND error, which is honest.
+func exampleTaxID(ctx context.Context, d *sqlx.DB) string {
+	const serproBranch = "33683111000280"
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var taxID string
+	err := d.GetContext(ctx, &taxID, `SELECT tax_id FROM (
+		(SELECT o.tax_id, 0 AS pick FROM `+db.LiveSchema+`.offices o WHERE o.tax_id = $1)
+		UNION ALL
+		(SELECT o.tax_id, 1 FROM `+db.LiveSchema+`.offices o
+		 WHERE o.head AND EXISTS (SELECT 1 FROM `+db.LiveSchema+`.members m WHERE m.root = o.root)
+		 ORDER BY o.tax_id LIMIT 1)) picks ORDER BY pick LIMIT 1`, serproBranch)
+	if err != nil {
+		return serproBranch
+	}
+	return taxID
 }
