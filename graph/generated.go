@@ -148,6 +148,7 @@ type ComplexityRoot struct {
 		Name       func(childComplexity int) int
 		TaxID      func(childComplexity int) int
 		Type       func(childComplexity int) int
+		Updated    func(childComplexity int) int
 	}
 
 	Phone struct {
@@ -708,6 +709,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Type(childComplexity), true
+	case "Person.updated":
+		if e.ComplexityRoot.Person.Updated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.Updated(childComplexity), true
 
 	case "Phone.area":
 		if e.ComplexityRoot.Phone.Area == nil {
@@ -1402,6 +1409,8 @@ type Role {
 
 "A natural or legal person, member or representative of companies."
 type Person {
+  "When this data was obtained."
+  updated: DateTime!
   "36-character id, stable across monthly imports."
   id: ID!
   "NATURAL, LEGAL, FOREIGN or UNKNOWN."
@@ -1796,6 +1805,8 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 
 func (ec *executionContext) childFields_Person(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "updated":
+		return ec.fieldContext_Person_updated(ctx, field)
 	case "id":
 		return ec.fieldContext_Person_id(ctx, field)
 	case "type":
@@ -4050,6 +4061,29 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Person_updated(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_updated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Updated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Person_id(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -7783,6 +7817,11 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Person")
+		case "updated":
+			out.Values[i] = ec._Person_updated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "id":
 			out.Values[i] = ec._Person_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

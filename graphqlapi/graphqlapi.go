@@ -31,10 +31,11 @@ import (
 
 // Defaults of the protections; Options override them.
 const (
-	// DefaultMaxComplexity admits offices(50) four levels deep
-	// (office → company → members → person → membership → company, ~6,700)
-	// and rejects fan-outs an order of magnitude larger.
-	DefaultMaxComplexity = 10000
+	// DefaultMaxComplexity admits offices(50) six levels deep (office →
+	// company → members → person → membership → company → offices(first: 3),
+	// ~26,500 with the costs of Complexity) and rejects the same for 100
+	// tax ids (~53,000) or anything fanning out further.
+	DefaultMaxComplexity = 30000
 	// DefaultMaxDepth admits the deepest useful path (office → company →
 	// members → person → membership → company → offices → edges → node →
 	// field is 10) with a little room.

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,6 +40,9 @@ type server struct {
 	db         *sqlx.DB
 	roundTrips *atomic.Int64
 	client     *client.Client
+
+	mu         sync.Mutex
+	statements []string // the store functions that sent each statement
 }
 
 type serverOptions struct {
@@ -54,7 +60,13 @@ func newServer(t testing.TB, so serverOptions) *server {
 func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 	t.Helper()
 	var n atomic.Int64
-	store := db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }})
+	s := &server{db: d, roundTrips: &n}
+	store := db.NewStore(d, db.StoreOptions{OnQuery: func() {
+		n.Add(1)
+		s.mu.Lock()
+		s.statements = append(s.statements, time.Now().Format("15:04:05.000")+" "+storeCaller())
+		s.mu.Unlock()
+	}})
 	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
 	if so.timeout == 0 {
 		so.timeout = 10 * time.Second
@@ -65,9 +77,35 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 		o.Playground = &playground.Options{APIKey: "dev-key", ExampleQuery: graphqlapi.ExampleQuery(dbtest.SerproBranch)}
 	}
 	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: so.timeout, Mount: graphqlapi.Mount(o)})
-	c := client.New(h)
-	c.SetCustomTarget("/graphql")
-	return &server{h: h, db: d, roundTrips: &n, client: c}
+	s.h = h
+	s.client = client.New(h)
+	s.client.SetCustomTarget("/graphql")
+	return s
+}
+
+// storeCaller names the db function that is sending a statement, so that a
+// failed round-trip count says which level split.
+func storeCaller() string {
+	pc := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(3, pc)])
+	for {
+		f, more := frames.Next()
+		if i := strings.Index(f.Function, "/db.Query"); i >= 0 {
+			return f.Function[i+4:]
+		}
+		if !more {
+			return "?"
+		}
+	}
+}
+
+// takeStatements returns and forgets the statements sent so far.
+func (s *server) takeStatements() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.statements
+	s.statements = nil
+	return out
 }
 
 // result is a decoded GraphQL response, numbers kept exact.
@@ -172,3 +210,5 @@ func list(ids []string) string {
 }
 
 func clientVar(name string, v any) client.Option { return client.Var(name, v) }
+
+func jsonInt(n int) json.Number { return json.Number(fmt.Sprint(n)) }

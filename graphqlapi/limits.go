@@ -124,6 +124,6 @@ func Complexity() graph.ComplexityRoot {
 
 // Typical list sizes the complexity assumes where the data decides.
 const (
-	TypicalMembers     = 10
+	TypicalMembers     = 5
 	TypicalMemberships = 5
 )
