@@ -121,7 +121,20 @@ func New(o Options) http.Handler {
 	srv.Use(DepthLimit{Max: o.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(o.MaxComplexity))
 	srv.Use(lookupMeter{meter: o.Meter})
-	srv.SetErrorPresenter(presenter(o))
+	present := presenter(o)
+	srv.SetErrorPresenter(present)
+	// gqlgen answers a bare `null` when the request's context has ended
+	// before the response is built (the router's timeout, a client gone);
+	// answer the contract's 504 instead, as REST does.
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		h := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			if err := ctx.Err(); err != nil {
+				return &graphql.Response{Errors: gqlerror.List{present(ctx, fault.E(fault.DeadlineExceeded, fault.MsgTimeout, err))}}
+			}
+			return h(ctx)
+		}
+	})
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		o.Logger.ErrorContext(ctx, "graphql panic", slog.String("request_id", o.RequestID(ctx)),
 			slog.Any("panic", p), slog.String("stack", string(debug.Stack())))

@@ -17,11 +17,15 @@ import (
 // ErrDepthLimit is the extensions.code of a query nested too deep.
 const ErrDepthLimit = "DEPTH_LIMIT_EXCEEDED"
 
+// ErrComplexityLimit is the extensions.code gqlgen's complexity limit sets.
+const ErrComplexityLimit = "COMPLEXITY_LIMIT_EXCEEDED"
+
 func init() {
 	// Rejected before execution, as parse errors and the complexity limit
 	// are: HTTP 422 with the errors and no data.
 	errcode.RegisterErrorType(ErrDepthLimit, errcode.KindProtocol)
 	errcode.RegisterErrorType(fault.InvalidArgument.Code(), errcode.KindProtocol)
+	errcode.RegisterErrorType(ErrComplexityLimit, errcode.KindProtocol)
 }
 
 // DepthLimit rejects operations whose fields nest deeper than Max, before
