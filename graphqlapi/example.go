@@ -7,8 +7,8 @@ import "strconv"
 // member of, with a page of that company's offices. taxID should exist in
 // the served data.
 func ExampleQuery(taxID string) string {
-	return `# cnpjgraph: one office lookup, followed through its company's members
-# to the other companies they belong to. Run it with Ctrl-Enter.
+	return `# One office lookup, through its company's members
+# to their other companies. Ctrl-Enter runs it.
 query Example {
   office(taxId: ` + strconv.Quote(taxID) + `) {
     taxId
