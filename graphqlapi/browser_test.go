@@ -29,8 +29,13 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	s := newServer(t, serverOptions{})
 	srv := httptest.NewServer(s.h) // listens on 127.0.0.1
 	defer srv.Close()
-	if res, err := http.Get(srv.URL + "/playground"); err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /playground: %v %v (are the assets built? make playground-assets)", res.StatusCode, err)
+	res, err := http.Get(srv.URL + "/playground")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /playground: %d (are the assets built? make playground-assets)", res.StatusCode)
 	}
 
 	opts := []chromedp.ExecAllocatorOption{

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -210,5 +209,3 @@ func list(ids []string) string {
 }
 
 func clientVar(name string, v any) client.Option { return client.Var(name, v) }
-
-func jsonInt(n int) json.Number { return json.Number(fmt.Sprint(n)) }
