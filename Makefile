@@ -45,7 +45,9 @@ generate-check:
 	  git diff --exit-code -- graph/ resolvers/ || { echo "generated code is stale: run 'go run github.com/99designs/gqlgen generate' and commit"; exit 1; }; \
 	fi
 
+# The playground's browser test needs Debian's chromium.
 unit:
+	@scripts/chromium.sh >/dev/null
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/postgres.sh)}"; \
 	 export TEST_REDIS_URL="$${TEST_REDIS_URL:-$$(scripts/redis.sh)}"; \
 	 $(GO) test -race -count=1 -timeout 15m ./...

@@ -13,7 +13,11 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/auth"
+	"github.com/jmoiron/sqlx"
+
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+	"github.com/cnpjgraph/cnpjgraph/playground"
 	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/upstream"
@@ -33,6 +37,9 @@ type serveConfig struct {
 	ConnMaxIdleTime  time.Duration
 	ShutdownTimeout  time.Duration
 	Upstream         *upstream.Config // nil: no online source
+	// PlaygroundAPIKey goes into the playground's Authorization header
+	// (make run sets the development key); empty: none.
+	PlaygroundAPIKey string
 }
 
 func serveConfigFromEnv() serveConfig {
@@ -44,6 +51,8 @@ func serveConfigFromEnv() serveConfig {
 		ConnMaxLifetime: envDuration("DB_CONN_MAX_LIFETIME", 30*time.Minute),
 		ConnMaxIdleTime: envDuration("DB_CONN_MAX_IDLE_TIME", 5*time.Minute),
 		ShutdownTimeout: envDuration("SHUTDOWN_TIMEOUT", 20*time.Second),
+
+		PlaygroundAPIKey: os.Getenv("PLAYGROUND_API_KEY"),
 	}
 	// The server-side bound defaults just above the request timeout: the
 	// context cancels first, and a statement whose cancel got lost still
@@ -159,6 +168,7 @@ func runServe(ctx context.Context, args []string) error {
 		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
 	}
 	var authenticate func(http.Handler) http.Handler
+	var meter graphqlapi.Meter
 	if env("AUTH_DISABLED", "") == "true" {
 		log.Warn("AUTH_DISABLED=true: every lookup is served without a credential, limits or credits")
 	} else {
@@ -176,6 +186,7 @@ func runServe(ctx context.Context, args []string) error {
 		online := authSvc.Costs().Online
 		// Each portal answered online costs its price; cached answers never do.
 		opts.Charge = func(ctx context.Context, portals int) error { return auth.Charge(ctx, portals*online) }
+		meter = graphqlapi.AuthMeter(opts.Upstream != nil, online)
 	}
 
 	svc := resolvers.New(store, opts)
@@ -199,6 +210,17 @@ func runServe(ctx context.Context, args []string) error {
 			RequestTimeout: cfg.RequestTimeout,
 			CORSOrigins:    cfg.CORSOrigins,
 			Authenticate:   authenticate,
+			Mount: graphqlapi.Mount(graphqlapi.Options{
+				Service:   svc,
+				Logger:    log,
+				RequestID: rest.RequestID,
+				Meter:     meter,
+			}),
+			MountPublic: graphqlapi.MountPlayground(playground.Options{
+				Endpoint:     "/graphql",
+				APIKey:       cfg.PlaygroundAPIKey,
+				ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
+			}),
 		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
@@ -228,4 +250,26 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// exampleTaxID picks the playground's example office from the served data:
+// the SERPRO branch of the RFB's published sample when present, else a
+// head office whose company has members (a generated sample), so the
+// example query shows the whole graph. Without data it is the SERPRO
+// branch anyway: the query then shows a NOT_FOUND error, which is honest.
+func exampleTaxID(ctx context.Context, d *sqlx.DB) string {
+	const serproBranch = "33683111000280"
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var taxID string
+	err := d.GetContext(ctx, &taxID, `SELECT tax_id FROM (
+		(SELECT o.tax_id, 0 AS pick FROM `+db.LiveSchema+`.offices o WHERE o.tax_id = $1)
+		UNION ALL
+		(SELECT o.tax_id, 1 FROM `+db.LiveSchema+`.offices o
+		 WHERE o.head AND EXISTS (SELECT 1 FROM `+db.LiveSchema+`.members m WHERE m.root = o.root)
+		 ORDER BY o.tax_id LIMIT 1)) picks ORDER BY pick LIMIT 1`, serproBranch)
+	if err != nil {
+		return serproBranch
+	}
+	return taxID
 }

@@ -1,0 +1,123 @@
+package graphqlapi_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+)
+
+// nestedQuery goes four levels below offices: office → company → members
+// → person → membership → company → offices.
+const nestedQuery = `query($ids: [String!]!) {
+  offices(taxIds: $ids) {
+    taxId
+    company {
+      name
+      members {
+        role { id }
+        person {
+          name
+          membership {
+            role { id }
+            company {
+              name
+              offices(first: 3) { totalCount nodes { taxId status { id } } }
+            }
+          }
+        }
+      }
+    }
+  }
+}`
+
+// addChain adds n companies with one office each and three members each,
+// member k of company i being also member of company i+1, so that every
+// level of nestedQuery fans out to distinct keys. It returns the offices'
+// tax ids.
+func addChain(t testing.TB, d *sqlx.DB, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	person := func(k int) dbtest.Person {
+		return dbtest.Person{Type: "NATURAL", TaxID: fmt.Sprintf("***%06d**", 500000+k), Name: fmt.Sprintf("PESSOA DA CADEIA %03d", k), Age: "4"}
+	}
+	for k := 0; k < n*3+3; k++ {
+		p := person(k)
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,$5,NULL)`, p.ID(), p.Type, p.TaxID, p.Name, p.Age)
+	}
+	for i := 0; i < n; i++ {
+		root := fmt.Sprintf("7%07d", i)
+		ids[i] = string(cnpj.Build(root, "0001"))
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.companies VALUES ($1,$2,'2062','49',1000.00,'01',NULL)`, root, fmt.Sprintf("EMPRESA DA CADEIA %03d LTDA", i))
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, status, status_date, reason, founded, main_activity,
+			side_activities, street, number, district, zip, state, municipality, phones)
+			VALUES ($1,$2,true,'02','2010-01-01','00','2010-01-01','6204000','{}','RUA A','1','CENTRO','70000000','DF','9701','{}')`, ids[i], root)
+		for j := 0; j < 3; j++ {
+			// Members 3i+1..3i+3: the first is also the last of the previous company.
+			dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,$2,$3,'49','2010-01-01',NULL,NULL)`, root, j+1, person(3*i+j).ID())
+		}
+		if i > 0 {
+			dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,4,$2,'22','2011-01-01',NULL,NULL)`, root, person(3*i-1).ID())
+		}
+	}
+	return ids
+}
+
+// TestRoundTripsPerLevel: the nested query for 50 tax ids of 50 companies
+// costs one SQL statement per level, the same as for one tax id: offices and members
+// (the office lookup's two, concurrent), memberships, companies, the
+// companies' office lists. Office.company and Company.members come with
+// the office lookup's loads. A long batch window makes the count
+// independent of scheduling; the benchmark measures the production window.
+func TestRoundTripsPerLevel(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	ids := addChain(t, d, 50)
+	s := serverOver(t, d, serverOptions{gql: graphqlapi.Options{BatchWait: 100 * time.Millisecond}})
+	const levels = 5
+	var sent []string
+	count := func(ids []string) (int64, result) {
+		s.takeStatements()
+		before := s.roundTrips.Load()
+		r := s.post(t, nestedQuery, map[string]any{"ids": ids})
+		sent = s.takeStatements()
+		return s.roundTrips.Load() - before, r
+	}
+	// Warm the code tables and prepared statements outside the count.
+	count([]string{dbtest.SerproBranch})
+	count([]string{dbtest.BigHead})
+
+	one, r := count(ids[:1])
+	r.ok(t)
+	fifty, r := count(ids)
+	r.ok(t)
+	items := at(t, r.Data, "offices").([]any)
+	if len(items) != 50 {
+		t.Fatalf("%d offices", len(items))
+	}
+	// Company 7 has four members; its last is also a member of company 8.
+	members := at(t, items[7], "company", "members").([]any)
+	ms := at(t, members[2], "person", "membership").([]any)
+	if len(members) != 4 || len(ms) != 2 || at(t, ms, 1, "company", "offices", "nodes", 0, "taxId") != ids[8] {
+		t.Errorf("company 7: %v", members)
+	}
+	t.Logf("SQL round trips: %d for 1 tax id, %d for 50", one, fifty)
+	if one != levels || fifty != levels {
+		t.Errorf("SQL round trips: %d for 1 tax id, %d for 50; want %d for both (one per level); the 50:\n%s",
+			one, fifty, levels, strings.Join(sent, "\n"))
+	}
+
+	// Full office fields on the page cost one more batch for the level,
+	// summaries none.
+	before := s.roundTrips.Load()
+	s.post(t, `{ company(id: "`+dbtest.BigRoot+`") { offices(first: 5) { nodes { taxId address { city } } } } }`, nil).ok(t)
+	if n := s.roundTrips.Load() - before; n != 4 {
+		t.Errorf("company with full offices: %d round trips, want 4 (company, members, offices list, offices)", n)
+	}
+}

@@ -1,0 +1,145 @@
+package graphqlapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// TestPlaygroundInBrowser loads /playground in headless Chromium, runs the
+// example query with GraphiQL's execute button and waits for the answer in
+// the result pane. It keeps a screenshot in testdata/artifacts/playground.png
+// at the repository root, and fails if the page asked for anything outside
+// the test server: the playground must work with no internet.
+func TestPlaygroundInBrowser(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium not found: run scripts/chromium.sh (make test does) to install Debian's chromium")
+	}
+	s := newServer(t, serverOptions{})
+	srv := httptest.NewServer(s.h) // listens on 127.0.0.1
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/playground")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /playground: %d (are the assets built? make playground-assets)", res.StatusCode)
+	}
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		// Networking to loopback only: no name resolves but the test server's.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 900),
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+
+	var mu sync.Mutex
+	var requested []string
+	var authorization []string
+	// The first call starts the browser, so its context has no timeout.
+	err = chromedp.Listen(bctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			defer mu.Unlock()
+			requested = append(requested, e.Request.URL)
+			if strings.HasSuffix(e.Request.URL, "/graphql") && e.Request.Method == http.MethodPost {
+				auth, _ := e.Request.Headers["Authorization"].(string)
+				authorization = append(authorization, auth)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, 60*time.Second)
+	defer cancel()
+
+	const company = "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)"
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/playground"),
+		chromedp.WaitVisible(chromedp.CSS(".graphiql-execute-button")),
+		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
+	)
+	if err == nil {
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const r = document.querySelector('.graphiql-response');
+			return !!r && r.innerText.includes(`+quote(company)+`); })()`, chromedp.WithPollingTimeout(30*time.Second)))
+	}
+	if png, shotErr := chromedp.Run(ctx, chromedp.CaptureScreenshot()); shotErr == nil {
+		saveArtifact(t, "playground.png", png)
+	}
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requested {
+		if !strings.HasPrefix(u, srv.URL+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+			t.Errorf("the page requested %s, outside the server", u)
+		}
+	}
+	// The page opens with the development key in the Authorization header.
+	found := false
+	for _, a := range authorization {
+		found = found || a == "dev-key"
+	}
+	if !found {
+		t.Errorf("no POST /graphql with the configured API key; Authorization headers seen: %q", authorization)
+	}
+	t.Logf("%d requests, all to %s; screenshot in testdata/artifacts/playground.png", len(requested), srv.URL)
+}
+
+// saveArtifact writes a test artifact under the repository root's
+// testdata/artifacts/ (ignored by git).
+func saveArtifact(t *testing.T, name string, data []byte) {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+	out := filepath.Join(dir, "testdata", "artifacts")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,235 @@
+// Package graphqlapi wires the GraphQL API: gqlgen's executable schema
+// (graph/) over the resolvers, with its transports, limits, error
+// presentation and the playground, mounted on the REST router so that both
+// share request ids, access logs, metrics, timeouts and per-request loaders.
+package graphqlapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/go-chi/chi/v5"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/graph"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/playground"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+)
+
+// Defaults of the protections; Options override them.
+const (
+	// DefaultMaxComplexity admits offices(50) six levels deep (office →
+	// company → members → person → membership → company → offices(first: 3),
+	// ~26,500 with the costs of Complexity) and rejects the same for 100
+	// tax ids (~53,000) or anything fanning out further.
+	DefaultMaxComplexity = 30000
+	// DefaultMaxDepth admits the deepest useful path (office → company →
+	// members → person → membership → company → offices → edges → node →
+	// field is 10) with a little room.
+	DefaultMaxDepth = 12
+	// DefaultMaxTokens bounds the parser's work on one query: GraphiQL's
+	// introspection query is about 300 tokens, offices(100) about 250.
+	DefaultMaxTokens = 5000
+	// DefaultCacheSize is the number of parsed queries and persisted
+	// queries each LRU keeps.
+	DefaultCacheSize = 1000
+)
+
+// Options configure the GraphQL handler.
+type Options struct {
+	Service *resolvers.Service
+	Logger  *slog.Logger // nil: discard
+	// RequestID returns the request id of the router serving the request,
+	// for the log lines of server errors (rest.RequestID).
+	RequestID func(context.Context) string
+
+	MaxComplexity int // 0: DefaultMaxComplexity
+	MaxDepth      int // 0: DefaultMaxDepth
+	MaxTokens     int // 0: DefaultMaxTokens
+	CacheSize     int // 0: DefaultCacheSize
+
+	// BatchWait, when set, gives each GraphQL request loaders with this
+	// batch window instead of the router's (loaders.Wait).
+	BatchWait time.Duration
+
+	// Meter is told the root lookups of every operation before it runs (see
+	// RootLookups); an error rejects the operation. nil: nothing is metered.
+	Meter Meter
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RequestID == nil {
+		o.RequestID = func(context.Context) string { return "" }
+	}
+	if o.MaxComplexity <= 0 {
+		o.MaxComplexity = DefaultMaxComplexity
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = DefaultCacheSize
+	}
+	return o
+}
+
+// Schema returns the executable schema over svc, with the complexity
+// costs of Complexity.
+func Schema(svc *resolvers.Service) graphql.ExecutableSchema {
+	cfg := graph.Config{Resolvers: &resolvers.Resolver{Service: svc}}
+	cfg.Complexity = Complexity()
+	return graph.NewExecutableSchema(cfg)
+}
+
+// New returns the GraphQL handler. Transports and extensions are wired one
+// by one (not handler.NewDefaultServer) so that nothing is served that was
+// not chosen: no websockets, no multipart uploads.
+func New(o Options) http.Handler {
+	o = o.withDefaults()
+	srv := handler.New(Schema(o.Service))
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](o.CacheSize))
+	srv.SetParserTokenLimit(o.MaxTokens)
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](o.CacheSize)})
+	// Cheapest checks first; the meter last, so a rejected query is never
+	// charged.
+	srv.Use(DepthLimit{Max: o.MaxDepth})
+	srv.Use(extension.FixedComplexityLimit(o.MaxComplexity))
+	srv.Use(lookupMeter{meter: o.Meter})
+	present := presenter(o)
+	srv.SetErrorPresenter(present)
+	// gqlgen answers a bare `null` when the request's context has ended
+	// before the response is built (the router's timeout, a client gone);
+	// answer the contract's 504 instead, as REST does.
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		h := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			if err := ctx.Err(); err != nil {
+				return &graphql.Response{Errors: gqlerror.List{present(ctx, fault.E(fault.DeadlineExceeded, fault.MsgTimeout, err))}}
+			}
+			return h(ctx)
+		}
+	})
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		o.Logger.ErrorContext(ctx, "graphql panic", slog.String("request_id", o.RequestID(ctx)),
+			slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+		return fault.E(fault.Internal, fault.MsgUnexpected, fmt.Errorf("panic: %v", p))
+	})
+
+	var h http.Handler = meterStatus(srv)
+	if o.BatchWait > 0 {
+		store := o.Service.Store()
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := loaders.With(r.Context(), loaders.NewWithWait(store, o.BatchWait))
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+	return h
+}
+
+// Mount returns what rest.Deps.Mount takes: GET and POST /graphql and, when
+// configured, GET /playground, under the router's middleware.
+func Mount(o Options) func(chi.Router) {
+	return func(r chi.Router) {
+		h := New(o)
+		r.Get("/graphql", h.ServeHTTP)
+		r.Post("/graphql", h.ServeHTTP)
+	}
+}
+
+// MountPlayground adds GET /playground. It needs no credential (the page is
+// public; the queries it sends carry one), so it is mounted outside auth.
+// The Endpoint defaults to /graphql.
+func MountPlayground(p playground.Options) func(chi.Router) {
+	if p.Endpoint == "" {
+		p.Endpoint = "/graphql"
+	}
+	// The page links its assets under /playground/assets/; the handler
+	// expects paths relative to its root.
+	ph := http.StripPrefix("/playground", playground.Handler(p))
+	return func(r chi.Router) {
+		r.Get("/playground", ph.ServeHTTP)
+		r.Get("/playground/*", ph.ServeHTTP)
+	}
+}
+
+// presenter turns every error into what the client may see. Errors of the
+// protocol itself (parse, validation, limits) are already public and keep
+// their codes; everything else goes through fault.Classify, exactly as a
+// REST error body does: the fault's message, its code in extensions.code,
+// never the internal text. Server-side failures are logged with their cause.
+func presenter(o Options) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		var gqlErr *gqlerror.Error
+		if errors.As(err, &gqlErr) && gqlErr.Err == nil {
+			if gqlErr.Path == nil {
+				gqlErr.Path = graphql.GetPath(ctx)
+			}
+			return gqlErr
+		}
+		f := fault.Classify(err)
+		out := &gqlerror.Error{Err: f, Message: f.Message, Extensions: Extensions(f)}
+		if gqlErr != nil {
+			out.Path, out.Locations = gqlErr.Path, gqlErr.Locations
+		} else {
+			out.Path = graphql.GetPath(ctx)
+		}
+		if f.Status() >= 500 {
+			attrs := []slog.Attr{
+				slog.String("request_id", o.RequestID(ctx)),
+				slog.String("path", out.Path.String()),
+				slog.String("error_kind", f.Kind.String()),
+			}
+			if f.Cause != nil {
+				attrs = append(attrs, slog.String("error", f.Cause.Error()))
+			}
+			o.Logger.LogAttrs(ctx, slog.LevelError, "graphql error", attrs...)
+		}
+		return out
+	}
+}
+
+// Extensions are a fault's public fields as GraphQL error extensions: the
+// code, the HTTP status the same REST request would get, and the
+// contract's extra fields where set.
+func Extensions(f *fault.Error) map[string]any {
+	ext := map[string]any{"code": f.Code(), "status": f.Status()}
+	if len(f.Constraints) > 0 {
+		ext["constraints"] = f.Constraints
+	}
+	if f.Reason != "" {
+		ext["reason"] = f.Reason
+	}
+	if f.Permission != "" {
+		ext["permission"] = f.Permission
+	}
+	if f.Required != nil {
+		ext["required"] = *f.Required
+	}
+	if f.Remaining != nil {
+		ext["remaining"] = *f.Remaining
+	}
+	return ext
+}

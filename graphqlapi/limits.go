@@ -1,0 +1,133 @@
+package graphqlapi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/graph"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+)
+
+// ErrDepthLimit is the extensions.code of a query nested too deep.
+const ErrDepthLimit = "DEPTH_LIMIT_EXCEEDED"
+
+// ErrComplexityLimit is the extensions.code gqlgen's complexity limit sets.
+const ErrComplexityLimit = "COMPLEXITY_LIMIT_EXCEEDED"
+
+func init() {
+	// Rejected before execution, as parse errors and the complexity limit
+	// are: HTTP 422 with the errors and no data.
+	errcode.RegisterErrorType(ErrDepthLimit, errcode.KindProtocol)
+	errcode.RegisterErrorType(fault.InvalidArgument.Code(), errcode.KindProtocol)
+	errcode.RegisterErrorType(ErrComplexityLimit, errcode.KindProtocol)
+}
+
+// DepthLimit rejects operations whose fields nest deeper than Max, before
+// anything runs. Introspection fields are not counted: the validator bounds
+// their depth with its own rule, and GraphiQL's schema query must pass.
+type DepthLimit struct {
+	Max int
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = DepthLimit{}
+
+// ExtensionName names the extension.
+func (DepthLimit) ExtensionName() string { return "DepthLimit" }
+
+// Validate accepts any schema.
+func (DepthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext measures the operation's depth.
+func (d DepthLimit) MutateOperationContext(_ context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	depth := Depth(op.Doc, op.Operation)
+	if depth <= d.Max {
+		return nil
+	}
+	err := gqlerror.Errorf("query depth %d exceeds the limit of %d", depth, d.Max)
+	errcode.Set(err, ErrDepthLimit)
+	err.Extensions["limit"] = d.Max
+	return err
+}
+
+// Depth is the number of nested field levels of op: `{ office { taxId } }`
+// is 2. Fragments count where they are spread; each fragment's depth is
+// computed once (the validator has already rejected fragment cycles).
+func Depth(doc *ast.QueryDocument, op *ast.OperationDefinition) int {
+	if op == nil {
+		return 0
+	}
+	memo := map[string]int{}
+	var depth func(ast.SelectionSet) int
+	depth = func(set ast.SelectionSet) int {
+		deepest := 0
+		for _, s := range set {
+			d := 0
+			switch s := s.(type) {
+			case *ast.Field:
+				if strings.HasPrefix(s.Name, "__") {
+					continue
+				}
+				d = 1 + depth(s.SelectionSet)
+			case *ast.InlineFragment:
+				d = depth(s.SelectionSet)
+			case *ast.FragmentSpread:
+				v, ok := memo[s.Name]
+				if !ok {
+					memo[s.Name] = 0 // a cycle, were one to slip through, ends here
+					def := s.Definition
+					if def == nil && doc != nil {
+						def = doc.Fragments.ForName(s.Name)
+					}
+					if def != nil {
+						v = depth(def.SelectionSet)
+					}
+					memo[s.Name] = v
+				}
+				d = v
+			}
+			deepest = max(deepest, d)
+		}
+		return deepest
+	}
+	return depth(op.SelectionSet)
+}
+
+// Complexity prices fields for extension.FixedComplexityLimit. A field
+// costs 1 plus its selection; a list costs its selection times the number
+// of items it will hold: the tax ids asked for, the page size, or, where
+// the data decides, a typical count (members of a company, memberships of a
+// person). Loader batching keeps SQL per level constant, so the limit is on
+// the size of the answer, which grows with these products.
+func Complexity() graph.ComplexityRoot {
+	var c graph.ComplexityRoot
+	c.Query.Offices = func(child int, taxIDs []string, _ *bool, _ []string, _ *graph.Strategy, _, _ *int) int {
+		// More than MaxOffices is rejected with its own sentence (RootLookups).
+		return 1 + min(len(taxIDs), resolvers.MaxOffices)*child
+	}
+	c.Company.Offices = func(child int, first *int, _ *string) int {
+		n := resolvers.DefaultPageSize
+		if first != nil {
+			n = min(max(*first, 1), resolvers.MaxPageSize)
+		}
+		return 1 + n*child
+	}
+	c.Company.Members = func(child int) int { return 1 + TypicalMembers*child }
+	c.RegistryRecord.Members = func(child int) int { return 1 + TypicalMembers*child }
+	c.Person.Membership = func(child int) int { return 1 + TypicalMemberships*child }
+	return c
+}
+
+// Typical list sizes the complexity assumes where the data decides.
+const (
+	TypicalMembers     = 5
+	TypicalMemberships = 5
+)

@@ -1,0 +1,223 @@
+package graphqlapi_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/formatter"
+
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+)
+
+// TestValidationAsREST: bad arguments get REST's 400 sentences, every
+// violated rule at once, as BAD_REQUEST with constraints.
+func TestValidationAsREST(t *testing.T) {
+	s := newServer(t, serverOptions{})
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{`{ office(taxId: "33683111000281", strategy: ONLINE, maxAge: 5000, registrations: ["XX"]) { taxId } }`, []string{
+			"registrations must contain only: BR, AC, AL, AM, AP, BA, CE, DF, ES, GO, MA, MG, MS, MT, PA, PB, PE, PI, PR, RJ, RN, RO, RR, RS, SC, SP, SE, TO",
+			"maxAge must not be greater than 3650", "maxAge must not be sent with strategy ONLINE", "taxId must be a valid CNPJ"}},
+		{`{ rfb(taxId: "abc", maxStale: 0) { taxId } }`, []string{"taxId must be a valid CNPJ", "maxStale must not be less than 1"}},
+		{`{ company(id: "123456789") { name } }`, []string{"id must be a company id: 1 to 8 digits, or 8 characters of digits and uppercase letters"}},
+		{`{ person(id: "nope") { name } }`, []string{"id must be a person id of 36 characters"}},
+		{`{ offices(taxIds: ["` + dbtest.SerproBranch + `", "1"]) { taxId } }`, []string{"taxIds[1] must be a valid CNPJ"}},
+		{`{ company(id: "` + dbtest.BigRoot + `") { offices(first: 0, after: "x") { totalCount } } }`, []string{
+			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+	}
+	for _, c := range cases {
+		e := s.post(t, c.query, nil).only(t)
+		if e.Message != fault.MsgValidation || e.Extensions["code"] != "BAD_REQUEST" || e.Extensions["status"] != json.Number("400") {
+			t.Errorf("%s: %+v", c.query, e)
+		}
+		got, _ := json.Marshal(e.Extensions["constraints"])
+		want, _ := json.Marshal(c.want)
+		if string(got) != string(want) {
+			t.Errorf("%s: constraints\n got %s\nwant %s", c.query, got, want)
+		}
+	}
+}
+
+// TestLimits: each protection rejects before anything runs, naming its
+// limit; a query under the limits runs.
+func TestLimits(t *testing.T) {
+	s := newServer(t, serverOptions{gql: graphqlapi.Options{MaxComplexity: 200, MaxDepth: 5, MaxTokens: 300}})
+	reject := func(name, query, code, message string) {
+		t.Helper()
+		before := s.roundTrips.Load()
+		r := s.post(t, query, nil)
+		e := r.only(t)
+		if r.status != http.StatusUnprocessableEntity || e.Extensions["code"] != code || e.Message != message || r.Data != nil {
+			t.Errorf("%s: status %d, %s", name, r.status, r.raw)
+		}
+		if n := s.roundTrips.Load() - before; n != 0 {
+			t.Errorf("%s: %d SQL statements before the rejection", name, n)
+		}
+	}
+	reject("depth", `{ office(taxId: "`+dbtest.SerproBranch+`") { company { members { person { membership { company { name } } } } } } }`,
+		graphqlapi.ErrDepthLimit, "query depth 7 exceeds the limit of 5")
+	reject("depth through fragments", `{ ...a } fragment a on Query { office(taxId: "`+dbtest.SerproBranch+`") { ...b } }
+		fragment b on Office { company { members { ...c } } } fragment c on Member { person { membership { company { name } } } }`,
+		graphqlapi.ErrDepthLimit, "query depth 7 exceeds the limit of 5")
+	reject("complexity", `{ company(id: "`+dbtest.BigRoot+`") { offices(first: 100) { nodes { taxId alias } } } }`,
+		"COMPLEXITY_LIMIT_EXCEEDED", "operation has complexity 302, which exceeds the limit of 200")
+	reject("tokens", `{ offices(taxIds: [`+strings.Repeat(`"`+dbtest.SerproBranch+`",`, 300)+`]) { taxId } }`,
+		"GRAPHQL_PARSE_FAILED", "exceeded token limit of 300")
+
+	// More than 100 tax ids: rejected with REST's kind of sentence.
+	ids := make([]string, 101)
+	for i := range ids {
+		ids[i] = dbtest.SerproBranch
+	}
+	r := s.post(t, `query($ids: [String!]!) { offices(taxIds: $ids) { taxId } }`, map[string]any{"ids": ids})
+	if e := r.only(t); r.status != http.StatusUnprocessableEntity || e.Extensions["code"] != "BAD_REQUEST" ||
+		e.Extensions["constraints"].([]any)[0] != "taxIds must contain at most 100 tax ids" {
+		t.Errorf("101 tax ids: %d %s", r.status, r.raw)
+	}
+
+	// Under every limit: answers. Introspection fields do not count
+	// towards the depth.
+	s.post(t, `{ __schema { types { name fields { name type { name ofType { name ofType { name } } } } } }
+		office(taxId: "`+dbtest.SerproBranch+`") { company { members { person { name } } } } }`, nil).ok(t)
+}
+
+// TestTimeout: a request past the router's timeout gets the contract's 504
+// as GATEWAY_TIMEOUT, not the driver's text.
+func TestTimeout(t *testing.T) {
+	s := newServer(t, serverOptions{timeout: time.Nanosecond})
+	e := s.post(t, `{ office(taxId: "`+dbtest.SerproBranch+`") { taxId } }`, nil).only(t)
+	if e.Message != fault.MsgTimeout || e.Extensions["code"] != "GATEWAY_TIMEOUT" || e.Extensions["status"] != json.Number("504") {
+		t.Errorf("%+v", e)
+	}
+}
+
+// TestTransports: GET with query parameters, persisted queries (hash
+// first, then hash and query, then hash alone), and no other method.
+func TestTransports(t *testing.T) {
+	s := newServer(t, serverOptions{})
+	query := `query($id: String!) { office(taxId: $id) { taxId company { name } } }`
+	vars := `{"id":"` + dbtest.SerproBranch + `"}`
+
+	r := s.get(t, url.Values{"query": {query}, "variables": {vars}}).ok(t)
+	if at(t, r.Data, "office", "company", "name") != "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)" {
+		t.Errorf("GET: %s", r.raw)
+	}
+	if r.header.Get("X-Request-Id") == "" || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Errorf("GET headers: %v", r.header)
+	}
+
+	sum := sha256.Sum256([]byte(query))
+	ext := `{"persistedQuery":{"version":1,"sha256Hash":"` + hex.EncodeToString(sum[:]) + `"}}`
+	r = s.get(t, url.Values{"extensions": {ext}, "variables": {vars}})
+	if e := r.only(t); e.Message != "PersistedQueryNotFound" {
+		t.Errorf("unknown hash: %s", r.raw)
+	}
+	s.postRaw(t, []byte(`{"query":`+quote(query)+`,"variables":`+vars+`,"extensions":`+ext+`}`)).ok(t)
+	r = s.get(t, url.Values{"extensions": {ext}, "variables": {vars}}).ok(t)
+	if at(t, r.Data, "office", "taxId") != dbtest.SerproBranch {
+		t.Errorf("persisted: %s", r.raw)
+	}
+
+	req, _ := http.NewRequest(http.MethodPut, "/graphql", strings.NewReader(`{"query":"{__typename}"}`))
+	if r := s.do(t, req); r.status != http.StatusNotFound {
+		t.Errorf("PUT: %d %s", r.status, r.raw)
+	}
+}
+
+// TestMeter: the seam for credits and rate limits sees every root lookup
+// before execution, priced like REST, and its refusal is the client's error.
+func TestMeter(t *testing.T) {
+	var seen graphqlapi.Lookups
+	meter := func(_ context.Context, _ *graphql.OperationContext, l graphqlapi.Lookups) error {
+		seen = l
+		if l.Total() > 3 {
+			required, remaining := l.Total(), 3
+			return &fault.Error{Kind: fault.ResourceExhausted, Message: fault.MsgNoCredits, Required: &required, Remaining: &remaining}
+		}
+		return nil
+	}
+	s := newServer(t, serverOptions{gql: graphqlapi.Options{Meter: meter}})
+	query := `query($ids: [String!]!, $skip: Boolean!) {
+		__typename
+		a: office(taxId: "` + dbtest.SerproBranch + `", simples: true) { taxId }
+		...more
+		rfb(taxId: "` + dbtest.SerproBranch + `") @skip(if: $skip) { taxId }
+	}
+	fragment more on Query { offices(taxIds: $ids, strategy: CACHE, registrations: ["SP"]) { taxId } simples(taxId: "` + dbtest.AlphaTaxID + `") { taxId } }`
+	s.post(t, query, map[string]any{"ids": []string{dbtest.BigHead}, "skip": true}).ok(t)
+	want := graphqlapi.Lookups{
+		{Field: "a", Kind: graphqlapi.KindOffice, Count: 1, Simples: true},
+		{Field: "offices", Kind: graphqlapi.KindOffice, Count: 1, Registrations: true, Strategy: "CACHE"},
+		{Field: "simples", Kind: graphqlapi.KindSimples, Count: 1},
+	}
+	if got, _ := json.Marshal(seen); string(got) != string(mustJSON(want)) {
+		t.Errorf("lookups\n got %s\nwant %s", got, mustJSON(want))
+	}
+
+	before := s.roundTrips.Load()
+	r := s.post(t, query, map[string]any{"ids": []string{dbtest.BigHead, dbtest.SerproBranch}, "skip": false})
+	e := r.only(t)
+	if e.Extensions["code"] != "TOO_MANY_REQUESTS" || e.Extensions["required"] != json.Number("5") || e.Extensions["remaining"] != json.Number("3") || r.Data != nil {
+		t.Errorf("over the meter: %s", r.raw)
+	}
+	if n := s.roundTrips.Load() - before; n != 0 {
+		t.Errorf("%d SQL statements for a refused query", n)
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// TestSchemaGolden: the SDL of the executable schema, as introspection
+// shows it, is diffed against testdata/schema.graphql (-update rewrites).
+func TestSchemaGolden(t *testing.T) {
+	var b strings.Builder
+	formatter.NewFormatter(&b, formatter.WithComments()).FormatSchema(graphqlapi.Schema(nil).Schema())
+	path := filepath.Join("testdata", "schema.graphql")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./graphqlapi -run SchemaGolden -update)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("the schema differs from %s: review the change, then go test ./graphqlapi -run SchemaGolden -update\n%s", path, lineDiff(string(want), b.String()))
+	}
+}
+
+// lineDiff lists the lines only one side has.
+func lineDiff(want, got string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(want, "\n") {
+		count[l]++
+	}
+	for _, l := range strings.Split(got, "\n") {
+		count[l]--
+	}
+	var out []string
+	for l, n := range count {
+		switch {
+		case n > 0:
+			out = append(out, "- "+l)
+		case n < 0:
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,140 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// The GraphQL scalars of the schema (schema/query.graphqls), bound in
+// gqlgen.yml. They write exactly what REST writes, so a client reads the
+// same text through either API.
+
+// DateLayout is the text of a calendar date.
+const DateLayout = "2006-01-02"
+
+// TimestampLayout is the text of an `updated` timestamp: UTC with
+// milliseconds, as REST writes it and the contract's clients parse it.
+const TimestampLayout = "2006-01-02T15:04:05.000Z"
+
+// MarshalDate writes a calendar date as "YYYY-MM-DD".
+func MarshalDate(t time.Time) graphql.Marshaler {
+	return quoted(t.Format(DateLayout))
+}
+
+// UnmarshalDate reads a "YYYY-MM-DD" date.
+func UnmarshalDate(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, errors.New("a Date must be a string YYYY-MM-DD")
+	}
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
+		return time.Time{}, errors.New("a Date must be a string YYYY-MM-DD")
+	}
+	return t, nil
+}
+
+// MarshalDateTime writes a timestamp in UTC with milliseconds.
+func MarshalDateTime(t time.Time) graphql.Marshaler {
+	return quoted(t.UTC().Format(TimestampLayout))
+}
+
+// UnmarshalDateTime reads an RFC 3339 timestamp.
+func UnmarshalDateTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, errors.New("a DateTime must be an RFC 3339 string")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, errors.New("a DateTime must be an RFC 3339 string")
+	}
+	return t.UTC(), nil
+}
+
+// MarshalDecimal writes the exact numeric text as a JSON number: share
+// capital is a PostgreSQL numeric, and a float would round it. Text that is
+// not a plain decimal (it never is, the store normalizes it) becomes 0
+// rather than invalid JSON.
+func MarshalDecimal(s string) graphql.Marshaler {
+	if !plainDecimal(s) {
+		s = "0"
+	}
+	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, s) })
+}
+
+// UnmarshalDecimal reads a decimal given as a JSON number or a string.
+func UnmarshalDecimal(v any) (string, error) {
+	var s string
+	switch n := v.(type) {
+	case string:
+		s = n
+	case int:
+		s = strconv.Itoa(n)
+	case int64:
+		s = strconv.FormatInt(n, 10)
+	case float64:
+		s = strconv.FormatFloat(n, 'f', -1, 64)
+	case fmt.Stringer: // json.Number
+		s = n.String()
+	}
+	if !plainDecimal(s) {
+		return "", errors.New("a Decimal must be a decimal number such as 1061004829.23")
+	}
+	return s, nil
+}
+
+// plainDecimal accepts -?digits(.digits)?, the only form JSON and
+// PostgreSQL agree on without rounding.
+func plainDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	return allDigits(intPart) && (!hasFrac || allDigits(frac))
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func quoted(s string) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(s)) })
+}
+
+// TextOrNil is the code's text, nil when the registry's table lacks the
+// code: GraphQL says null there, as REST does.
+func (c Code) TextOrNil() *string {
+	if c.Text == "" {
+		return nil
+	}
+	return &c.Text
+}
+
+// IDOrNil is the M49 code, nil when the registry's country has none.
+func (c Country) IDOrNil() *int {
+	if c.ID == 0 {
+		return nil
+	}
+	return &c.ID
+}
+
+// NameOrNil is the country's name, nil when unknown.
+func (c Country) NameOrNil() *string {
+	if c.Name == "" {
+		return nil
+	}
+	return &c.Name
+}
