@@ -50,7 +50,11 @@ func TestQueriesArePricedAndLimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(credential, query string) (*http.Response, map[string]any) {
+	type result struct {
+		StatusCode int
+		Header     http.Header
+	}
+	post := func(credential, query string) (result, map[string]any) {
 		body, _ := json.Marshal(map[string]string{"query": query})
 		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(string(body)))
 		req.Header.Set("Content-Type", "application/json")
@@ -59,7 +63,7 @@ func TestQueriesArePricedAndLimited(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		var out map[string]any
 		_ = json.Unmarshal(rec.Body.Bytes(), &out)
-		return rec.Result(), out
+		return result{rec.Code, rec.Header()}, out
 	}
 	code := func(out map[string]any) string {
 		errs, _ := out["errors"].([]any)

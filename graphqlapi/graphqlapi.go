@@ -137,7 +137,7 @@ func New(o Options) http.Handler {
 		return fault.E(fault.Internal, fault.MsgUnexpected, fmt.Errorf("panic: %v", p))
 	})
 
-	var h http.Handler = meterStatus(srv)
+	h := meterStatus(srv)
 	if o.BatchWait > 0 {
 		store := o.Service.Store()
 		next := h
