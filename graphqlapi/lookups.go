@@ -128,14 +128,16 @@ func (lookupMeter) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (m lookupMeter) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
 	lookups, err := RootLookups(op)
+	metered := false
 	if err == nil && m.meter != nil {
 		err = m.meter(ctx, op, lookups)
+		metered = err != nil
 	}
 	if err == nil {
 		return nil
 	}
 	f := fault.Classify(err)
-	if ms, ok := ctx.Value(meterKey{}).(*meterState); ok {
+	if ms, ok := ctx.Value(meterKey{}).(*meterState); ok && metered {
 		ms.refused, ms.cause = f, err
 	}
 	// The code goes on now: the transport picks the HTTP status from it;
