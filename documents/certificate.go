@@ -26,7 +26,7 @@ var PageNames = []string{"REGISTRATION", "MEMBERS"}
 func RegistryCertificate(w io.Writer, o model.Office, pages Pages, issued time.Time) error {
 	s := newSheet("Comprovante de Inscrição e de Situação Cadastral "+FormatCNPJ(o.TaxID), issued, o.Updated)
 	if pages.Registration {
-		registrationPage(s, o, issued)
+		registrationPage(s, o)
 	}
 	if pages.Members {
 		membersPages(s, o)
@@ -36,7 +36,7 @@ func RegistryCertificate(w io.Writer, o model.Office, pages Pages, issued time.T
 
 // registrationPage draws the Comprovante de Inscrição e de Situação
 // Cadastral: the Receita's boxed fields, in its order.
-func registrationPage(s *sheet, o model.Office, issued time.Time) {
+func registrationPage(s *sheet, o model.Office) {
 	c := o.Company
 	newPage := func() { s.page("COMPROVANTE DE INSCRIÇÃO E DE SITUAÇÃO CADASTRAL") }
 	newPage()
@@ -119,8 +119,6 @@ func registrationPage(s *sheet, o model.Office, issued time.Time) {
 		field{label: "SITUAÇÃO ESPECIAL", value: orEmpty(special), width: 120, bold: true},
 		field{label: "DATA DA SITUAÇÃO ESPECIAL", value: formatDate(o.SpecialDate), bold: true},
 	)
-	s.pdf.Ln(2)
-	s.text(7.5, "", "L", dataDate(o.Updated)+" "+formatIssued(issued))
 }
 
 // membersPages draws the Quadro de Sócios e Administradores: the company,
@@ -176,7 +174,6 @@ func SimplesCertificate(w io.Writer, o model.Office, rec model.SimplesRecord, is
 	s.pdf.Ln(2)
 	periods(s, newPage, "Opções pelo Simples Nacional em Períodos Anteriores", rec.Simples.History)
 	periods(s, newPage, "Enquadramentos no SIMEI em Períodos Anteriores", rec.Simei.History)
-	s.text(7.5, "", "L", dataDate(rec.Updated)+" "+formatIssued(issued))
 	return s.output(w)
 }
 

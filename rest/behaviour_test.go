@@ -35,6 +35,17 @@ func TestDocumentedRoutes(t *testing.T) {
 			t.Errorf("%s: %d %s", route, r.status, r.body)
 		}
 	}
+	// Document and legacy routes: 503 without providers, 404 JSON when
+	// deprecated; never the unknown-route answer.
+	for route, target := range map[string]string{
+		"GET /rfb/certificate": "/rfb/certificate?taxId=" + dbtest.SerproBranch, "GET /simples/certificate": "/simples/certificate?taxId=" + dbtest.SerproBranch,
+		"GET /office/{taxId}/map": "/office/" + dbtest.SerproBranch + "/map", "GET /office/{taxId}/street": "/office/" + dbtest.SerproBranch + "/street",
+		"GET /companies/{taxId}": "/companies/" + dbtest.SerproBranch, "GET /file/{token}": "/file/abc", "GET /me/requests": "/me/requests",
+	} {
+		if r := s.get(t, target); !contains(rest.Routes, route) || strings.HasPrefix(string(r.body), `{"code":404,"message":"Cannot`) {
+			t.Errorf("%s: not served: %d %s", route, r.status, r.body)
+		}
+	}
 	for _, op := range []string{"/healthz", "/readyz", "/metrics"} {
 		if r := s.get(t, op); r.status != 200 {
 			t.Errorf("%s: %d %s", op, r.status, r.body)
