@@ -76,19 +76,27 @@ func pdfText(t *testing.T, pdf []byte) string {
 	return string(out)
 }
 
-// artifact renders the first page of a PDF to testdata/artifacts/name.png
-// at the repository root (gitignored), for a person to look at.
-func artifact(t *testing.T, name string, pdf []byte) {
+// writeArtifact saves a file under testdata/artifacts/ at the repository
+// root (gitignored), for a person to look at.
+func writeArtifact(t *testing.T, name string, body []byte) string {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "artifacts")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(dir, name+".pdf")
-	if err := os.WriteFile(src, pdf, 0o644); err != nil {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", src, filepath.Join(dir, name)).CombinedOutput()
+	return path
+}
+
+// artifact renders the first page of a PDF to testdata/artifacts/name.png
+// at the repository root (gitignored), for a person to look at.
+func artifact(t *testing.T, name string, pdf []byte) {
+	t.Helper()
+	src := writeArtifact(t, name+".pdf", pdf)
+	out, err := exec.Command("pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", src, strings.TrimSuffix(src, ".pdf")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pdftoppm (install poppler-utils): %v %s", err, out)
 	}
