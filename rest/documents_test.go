@@ -122,6 +122,7 @@ func goldenText(t *testing.T, name, text string) {
 }
 
 func TestRegistryCertificateSerpro(t *testing.T) {
+	t.Parallel()
 	s := routerWith(t, fixtureDB(t), nil)
 	r := s.get(t, "/rfb/certificate?taxId="+dbtest.SerproBranch)
 	if r.status != 200 {
@@ -164,6 +165,7 @@ func TestRegistryCertificateSerpro(t *testing.T) {
 }
 
 func TestRegistryCertificatePages(t *testing.T) {
+	t.Parallel()
 	s := routerWith(t, fixtureDB(t), nil)
 	for _, c := range []struct {
 		pages      string
@@ -187,6 +189,7 @@ func TestRegistryCertificatePages(t *testing.T) {
 // TestRegistryCertificateManyMembers gives a company hundreds of members:
 // the member table flows over pages, every member on one of them.
 func TestRegistryCertificateManyMembers(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.persons
 		SELECT 'extra-' || i, 'NATURAL', '***' || lpad(i::text, 6, '0') || '**', 'SÓCIA ADICIONAL ' || lpad(i::text, 3, '0'), '4', NULL
@@ -218,6 +221,7 @@ func TestRegistryCertificateManyMembers(t *testing.T) {
 }
 
 func TestSimplesCertificate(t *testing.T) {
+	t.Parallel()
 	s := routerWith(t, fixtureDB(t), nil)
 	r := s.get(t, "/simples/certificate?taxId="+dbtest.AlphaTaxID)
 	if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" {
@@ -242,6 +246,7 @@ func TestSimplesCertificate(t *testing.T) {
 }
 
 func TestCertificateErrors(t *testing.T) {
+	t.Parallel()
 	s := routerWith(t, fixtureDB(t), nil)
 	cases := []struct {
 		target      string
@@ -274,6 +279,7 @@ func TestCertificateErrors(t *testing.T) {
 // TestCharge checks the pricing seam: each priced route charges its cost
 // once it knows the office, and a refused charge is the one renderer's 429.
 func TestCharge(t *testing.T) {
+	t.Parallel()
 	var charged []int
 	broke := false
 	s := routerWith(t, fixtureDB(t), func(d *rest.Deps) {

@@ -196,6 +196,7 @@ func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.D
 }
 
 func TestMap(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	tiles := newTileServer(t)
 	var queries atomic.Int64
@@ -231,6 +232,7 @@ func TestMap(t *testing.T) {
 // TestMapSeatFallback: the geocoder finds nothing (or is not configured),
 // so the map centres on the municipality seat from the coordinates file.
 func TestMapSeatFallback(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	tiles := newTileServer(t)
 	var queries atomic.Int64
@@ -253,6 +255,7 @@ func TestMapSeatFallback(t *testing.T) {
 }
 
 func TestMapErrors(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	tiles := newTileServer(t)
 	target := "/office/" + dbtest.SerproBranch + "/map"
@@ -385,6 +388,7 @@ func near(a, b color.RGBA) bool {
 }
 
 func TestStreet(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	var queries atomic.Int64
 	geocoder := newGeocoder(t, &queries)
@@ -421,6 +425,7 @@ func TestStreet(t *testing.T) {
 }
 
 func TestStreetErrors(t *testing.T) {
+	t.Parallel()
 	d := fixtureDB(t)
 	target := "/office/" + dbtest.SerproBranch + "/street"
 	if r := routerWith(t, d, nil).get(t, target); r.status != 503 || r.object(t)["message"] != fault.MsgStreetNotConfigured {

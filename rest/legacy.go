@@ -42,12 +42,13 @@ func newLegacyRoutes(d Deps) legacyRoutes {
 	return h
 }
 
-// gone answers the deprecated /file/{token} and /me/requests: always a
-// JSON 404, so old clients stop instead of retrying.
+// gone answers the deprecated /file/{token} and /me/requests: always the
+// JSON 404 of an unknown route, so old clients stop instead of retrying.
+// They are routes of their own so that metrics and logs name them.
 func gone(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusNotFound, errorJSON{
 		Code:    http.StatusNotFound,
-		Message: "this route is deprecated and no longer available",
+		Message: "Cannot " + r.Method + " " + r.URL.EscapedPath(),
 	})
 }
 

@@ -99,6 +99,9 @@ func NewRouter(d Deps) http.Handler {
 	})
 	r.Get("/readyz", ready(d.Service))
 	r.Method(http.MethodGet, "/metrics", m.handler())
+	// Deprecated: always 404, with no credential or data needed.
+	r.Get("/file/{token}", gone)
+	r.Get("/me/requests", gone)
 
 	r.Group(func(r chi.Router) {
 		r.Use(timeout(d.RequestTimeout), loaders.Middleware(d.Service.Store()))
@@ -112,8 +115,6 @@ func NewRouter(d Deps) http.Handler {
 		r.Get("/office/{taxId}/map", docs.officeMap)
 		r.Get("/office/{taxId}/street", docs.officeStreet)
 		r.Get("/companies/{taxId}", legacy.companies)
-		r.Get("/file/{token}", gone)
-		r.Get("/me/requests", gone)
 		if d.Mount != nil {
 			d.Mount(r)
 		}
