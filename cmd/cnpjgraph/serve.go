@@ -110,15 +110,19 @@ func runServe(ctx context.Context, args []string) error {
 			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
 	}
 
+	deps := rest.Deps{
+		Service:        svc,
+		Logger:         log,
+		Metrics:        metrics,
+		RequestTimeout: cfg.RequestTimeout,
+		CORSOrigins:    cfg.CORSOrigins,
+	}
+	if err := documentProviders(&deps, log); err != nil {
+		return err
+	}
 	srv := &http.Server{
-		Addr: cfg.Addr,
-		Handler: rest.NewRouter(rest.Deps{
-			Service:        svc,
-			Logger:         log,
-			Metrics:        metrics,
-			RequestTimeout: cfg.RequestTimeout,
-			CORSOrigins:    cfg.CORSOrigins,
-		}),
+		Addr:              cfg.Addr,
+		Handler:           rest.NewRouter(deps),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
