@@ -44,7 +44,7 @@ func LoadMunicipalities(path string) (*Municipalities, error) {
 	if err != nil {
 		return nil, fmt.Errorf("municipality coordinates: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose on close
 	m, err := ReadMunicipalities(f)
 	if err != nil {
 		return nil, fmt.Errorf("municipality coordinates %s: %w", path, err)
@@ -265,7 +265,7 @@ func fetch(ctx context.Context, client *http.Client, u string) ([]byte, string, 
 		}
 		return nil, "", err
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 		return nil, "", &errStatus{URL: redact(u), Status: res.StatusCode}
