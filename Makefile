@@ -47,7 +47,7 @@ generate-check:
 
 # The playground's browser test needs Debian's chromium.
 unit:
-	@scripts/chromium.sh >/dev/null
+	@scripts/test-tools.sh
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/postgres.sh)}"; \
 	 export TEST_REDIS_URL="$${TEST_REDIS_URL:-$$(scripts/redis.sh)}"; \
 	 $(GO) test -race -count=1 -timeout 15m ./...

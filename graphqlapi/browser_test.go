@@ -24,7 +24,7 @@ import (
 func TestPlaygroundInBrowser(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Fatal("chromium not found: run scripts/chromium.sh (make test does) to install Debian's chromium")
+		t.Fatal("chromium not found: run scripts/test-tools.sh (make test does) to install Debian's chromium")
 	}
 	s := newServer(t, serverOptions{})
 	srv := httptest.NewServer(s.h) // listens on 127.0.0.1

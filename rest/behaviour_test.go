@@ -35,6 +35,19 @@ func TestDocumentedRoutes(t *testing.T) {
 			t.Errorf("%s: %d %s", route, r.status, r.body)
 		}
 	}
+	// Document and legacy routes (map and street: 503 without providers);
+	// the deprecated ones always 404.
+	for route, target := range map[string]string{
+		"GET /rfb/certificate": "/rfb/certificate?taxId=" + dbtest.SerproBranch, "GET /simples/certificate": "/simples/certificate?taxId=" + dbtest.SerproBranch,
+		"GET /office/{taxId}/map": "/office/" + dbtest.SerproBranch + "/map", "GET /office/{taxId}/street": "/office/" + dbtest.SerproBranch + "/street",
+		"GET /companies/{taxId}": "/companies/" + dbtest.SerproBranch, "GET /file/{token}": "/file/abc", "GET /me/requests": "/me/requests",
+	} {
+		r := s.get(t, target)
+		deprecated := strings.HasPrefix(route, "GET /file") || strings.HasPrefix(route, "GET /me")
+		if !contains(rest.Routes, route) || (r.status == 404) != deprecated {
+			t.Errorf("%s: %d %s", route, r.status, r.body)
+		}
+	}
 	for _, op := range []string{"/healthz", "/readyz", "/metrics"} {
 		if r := s.get(t, op); r.status != 200 {
 			t.Errorf("%s: %d %s", op, r.status, r.body)

@@ -7,10 +7,12 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
 	"github.com/cnpjgraph/cnpjgraph/resolvers"
@@ -33,6 +35,30 @@ type Deps struct {
 	Mount func(r chi.Router)
 	// MountPublic adds routes that need no credential (the playground page).
 	MountPublic func(r chi.Router)
+
+	// Maps renders /office/{taxId}/map; nil: 503 map provider is not configured.
+	Maps *documents.Maps
+	// Street serves /office/{taxId}/street; nil: 503.
+	Street *documents.Street
+	// Locator places offices for map and street (nil: both 503); its
+	// municipality seats also give the legacy format accented city names.
+	Locator *documents.Locator
+	// Charge debits the credits of the request's account before a priced
+	// document is made (auth.Charge); its error goes to the one error
+	// renderer (429 not enough credits). nil: documents are free.
+	Charge func(ctx context.Context, cost int) error
+	// Costs of certificates, map and street; nil: DefaultCosts.
+	Costs *Costs
+	// SignURL signs a public link to a file route for the request's account
+	// (auth.SignURL), valid until expires. It returns the path with its
+	// signed query, or an absolute URL. nil: links are unsigned and need
+	// the caller's credential.
+	SignURL func(ctx context.Context, path string, q url.Values, expires time.Time) string
+	// PublicURL is the base of links in answers ("https://api.example.com");
+	// empty: the scheme and Host of the request.
+	PublicURL string
+	// Now is the clock of certificates and link expiry; nil: time.Now.
+	Now func() time.Time
 }
 
 // RenderError writes err as the contract's JSON error body; it is the one
@@ -47,6 +73,13 @@ var Routes = []string{
 	"GET /person/{id}",
 	"GET /rfb",
 	"GET /simples",
+	"GET /rfb/certificate",
+	"GET /simples/certificate",
+	"GET /office/{taxId}/map",
+	"GET /office/{taxId}/street",
+	"GET /companies/{taxId}",
+	"GET /file/{token}",
+	"GET /me/requests",
 }
 
 // NewRouter returns the HTTP handler of the service.
@@ -60,6 +93,8 @@ func NewRouter(d Deps) http.Handler {
 		m = NewMetrics(nil)
 	}
 	h := lookups{svc: d.Service}
+	docs := newDocumentRoutes(d)
+	legacy := newLegacyRoutes(d)
 
 	r := chi.NewRouter()
 	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
@@ -76,6 +111,9 @@ func NewRouter(d Deps) http.Handler {
 	if d.MountPublic != nil {
 		d.MountPublic(r)
 	}
+	// Deprecated: always 404, with no credential or data needed.
+	r.Get("/file/{token}", gone)
+	r.Get("/me/requests", gone)
 
 	r.Group(func(r chi.Router) {
 		r.Use(timeout(d.RequestTimeout))
@@ -88,6 +126,11 @@ func NewRouter(d Deps) http.Handler {
 		r.Get("/person/{id}", h.person)
 		r.Get("/rfb", h.registry)
 		r.Get("/simples", h.simples)
+		r.Get("/rfb/certificate", docs.registryCertificate)
+		r.Get("/simples/certificate", docs.simplesCertificate)
+		r.Get("/office/{taxId}/map", docs.officeMap)
+		r.Get("/office/{taxId}/street", docs.officeStreet)
+		r.Get("/companies/{taxId}", legacy.companies)
 		if d.Mount != nil {
 			d.Mount(r)
 		}

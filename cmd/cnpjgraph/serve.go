@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,11 +132,11 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 
-	url := databaseURL()
-	if err := db.EnsureDatabase(ctx, url); err != nil {
+	dsn := databaseURL()
+	if err := db.EnsureDatabase(ctx, dsn); err != nil {
 		return err
 	}
-	d, err := db.Open(ctx, withSessionSettings(url, cfg.StatementTimeout))
+	d, err := db.Open(ctx, withSessionSettings(dsn, cfg.StatementTimeout))
 	if err != nil {
 		return err
 	}
@@ -167,8 +168,11 @@ func runServe(ctx context.Context, args []string) error {
 		}
 		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
 	}
-	var authenticate func(http.Handler) http.Handler
-	var meter graphqlapi.Meter
+	var (
+		authenticate func(http.Handler) http.Handler
+		meter        graphqlapi.Meter
+		authSvc      *auth.Service
+	)
 	if env("AUTH_DISABLED", "") == "true" {
 		log.Warn("AUTH_DISABLED=true: every lookup is served without a credential, limits or credits")
 	} else {
@@ -177,7 +181,7 @@ func runServe(ctx context.Context, args []string) error {
 			return err
 		}
 		ac.DB, ac.Logger = d, log
-		authSvc, err := auth.New(ctx, ac)
+		authSvc, err = auth.New(ctx, ac)
 		if err != nil {
 			return err
 		}
@@ -201,27 +205,44 @@ func runServe(ctx context.Context, args []string) error {
 			slog.String("date", snap.ReferenceDate.Format("2006-01-02")))
 	}
 
-	srv := &http.Server{
-		Addr: cfg.Addr,
-		Handler: rest.NewRouter(rest.Deps{
-			Service:        svc,
-			Logger:         log,
-			Metrics:        metrics,
-			RequestTimeout: cfg.RequestTimeout,
-			CORSOrigins:    cfg.CORSOrigins,
-			Authenticate:   authenticate,
-			Mount: graphqlapi.Mount(graphqlapi.Options{
-				Service:   svc,
-				Logger:    log,
-				RequestID: rest.RequestID,
-				Meter:     meter,
-			}),
-			MountPublic: graphqlapi.MountPlayground(playground.Options{
-				Endpoint:     "/graphql",
-				APIKey:       cfg.PlaygroundAPIKey,
-				ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
-			}),
+	deps := rest.Deps{
+		Service:        svc,
+		Logger:         log,
+		Metrics:        metrics,
+		RequestTimeout: cfg.RequestTimeout,
+		CORSOrigins:    cfg.CORSOrigins,
+		Authenticate:   authenticate,
+		Mount: graphqlapi.Mount(graphqlapi.Options{
+			Service:   svc,
+			Logger:    log,
+			RequestID: rest.RequestID,
+			Meter:     meter,
 		}),
+		MountPublic: graphqlapi.MountPlayground(playground.Options{
+			Endpoint:     "/graphql",
+			APIKey:       cfg.PlaygroundAPIKey,
+			ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
+		}),
+	}
+	if authSvc != nil {
+		c := authSvc.Costs()
+		deps.Costs = &rest.Costs{Certificate: c.Certificate, Map: c.Map, Street: c.Street}
+		deps.Charge = auth.Charge
+		// Links in legacy answers open the file for the account that asked.
+		deps.SignURL = func(ctx context.Context, path string, q url.Values, expires time.Time) string {
+			p, ok := auth.PrincipalFrom(ctx)
+			if !ok {
+				return path + "?" + q.Encode()
+			}
+			return authSvc.SignURL(path, q, strconv.FormatInt(p.AccountID, 10), expires)
+		}
+	}
+	if err := documentProviders(&deps, log); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           rest.NewRouter(deps),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,

@@ -1,0 +1,342 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/documents"
+	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+)
+
+// LinkLifetime is how long the legacy format's signed links work, from the
+// query date (interface-spec.md, "Limits").
+const LinkLifetime = 90 * 24 * time.Hour
+
+// legacyRoutes serves the deprecated /companies format and the routes that
+// only ever answer 404.
+type legacyRoutes struct {
+	svc       *resolvers.Service
+	seats     *documents.Municipalities // accented city names; nil: the registry's
+	signURL   func(ctx context.Context, path string, q url.Values, expires time.Time) string
+	publicURL string
+	now       func() time.Time
+}
+
+func newLegacyRoutes(d Deps) legacyRoutes {
+	h := legacyRoutes{svc: d.Service, signURL: d.SignURL, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
+	if d.Locator != nil {
+		h.seats = d.Locator.Seats
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	return h
+}
+
+// gone answers the deprecated /file/{token} and /me/requests: always the
+// JSON 404 of an unknown route, so old clients stop instead of retrying.
+// They are routes of their own so that metrics and logs name them.
+func gone(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotFound, errorJSON{
+		Code:    http.StatusNotFound,
+		Message: "Cannot " + r.Method + " " + r.URL.EscapedPath(),
+	})
+}
+
+type legacyCodeJSON struct {
+	Code        string  `json:"code"`
+	Description *string `json:"description"`
+}
+
+type legacyRegistrationJSON struct {
+	Status            string  `json:"status"`
+	StatusDate        *date   `json:"status_date"`
+	StatusReason      *string `json:"status_reason"`
+	SpecialStatus     *string `json:"special_status"`
+	SpecialStatusDate *date   `json:"special_status_date"`
+}
+
+type legacyAddressJSON struct {
+	Street       string  `json:"street"`
+	Number       string  `json:"number"`
+	Details      *string `json:"details"`
+	Zip          string  `json:"zip"`
+	Neighborhood string  `json:"neighborhood"`
+	City         string  `json:"city"`
+	State        string  `json:"state"`
+	CityIBGE     *string `json:"city_ibge"`
+	StateIBGE    *string `json:"state_ibge"`
+}
+
+type legacyMemberJSON struct {
+	Name     string            `json:"name"`
+	TaxID    *string           `json:"tax_id"`
+	Role     legacyCodeJSON    `json:"role"`
+	LegalRep *legacyMemberJSON `json:"legal_rep,omitempty"`
+}
+
+type legacySimplesJSON struct {
+	LastUpdate      string `json:"last_update"`
+	SimplesOptant   bool   `json:"simples_optant"`
+	SimplesIncluded *date  `json:"simples_included"`
+	SimplesExcluded *date  `json:"simples_excluded"`
+	SimeiOptant     bool   `json:"simei_optant"`
+}
+
+type legacySintegraJSON struct {
+	LastUpdate            string             `json:"last_update"`
+	HomeStateRegistration *string            `json:"home_state_registration"`
+	Registrations         []registrationJSON `json:"registrations"`
+}
+
+type legacyFilesJSON struct {
+	Registration string `json:"registration"`
+	Membership   string `json:"membership"`
+}
+
+type legacyMapsJSON struct {
+	Roads     string `json:"roads"`
+	Satellite string `json:"satellite"`
+	Street    string `json:"street"`
+}
+
+// legacyCompanyJSON is the /companies shape, fields in the spec's order.
+type legacyCompanyJSON struct {
+	LastUpdate          string                 `json:"last_update"`
+	Name                string                 `json:"name"`
+	Alias               *string                `json:"alias"`
+	TaxID               string                 `json:"tax_id"`
+	Type                string                 `json:"type"`
+	Founded             *date                  `json:"founded"`
+	Size                *string                `json:"size"`
+	Capital             json.Number            `json:"capital"`
+	Email               *string                `json:"email"`
+	Phone               *string                `json:"phone"`
+	PhoneAlt            *string                `json:"phone_alt"`
+	FederalEntity       *string                `json:"federal_entity"`
+	Registration        legacyRegistrationJSON `json:"registration"`
+	Address             legacyAddressJSON      `json:"address"`
+	LegalNature         legacyCodeJSON         `json:"legal_nature"`
+	PrimaryActivity     legacyCodeJSON         `json:"primary_activity"`
+	SecondaryActivities []legacyCodeJSON       `json:"secondary_activities"`
+	Membership          []legacyMemberJSON     `json:"membership"`
+	Partnership         []struct{}             `json:"partnership"`
+	SimplesNacional     legacySimplesJSON      `json:"simples_nacional"`
+	Sintegra            legacySintegraJSON     `json:"sintegra"`
+	Files               legacyFilesJSON        `json:"files"`
+	Maps                legacyMapsJSON         `json:"maps"`
+}
+
+// companies serves GET /companies/{taxId}: the office lookup with Simples
+// and every state's registrations, converted to the legacy shape. The
+// cache parameters are accepted as in the office lookup.
+func (h legacyRoutes) companies(w http.ResponseWriter, r *http.Request) {
+	var cs resolvers.Constraints
+	taxID := pathTaxID(r, &cs)
+	p := newParams(r, &cs)
+	q := resolvers.OfficeQuery{TaxID: taxID, Simples: true, Registrations: []string{"BR"}, Cache: p.cache()}
+	if len(cs) > 0 {
+		writeError(w, r, fault.Invalid(cs...))
+		return
+	}
+	ctx := r.Context()
+	o, err := h.svc.Office(ctx, q)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// The exclusion date of the last Simples period is only in its
+	// history; the cache has it, and asking it never goes online.
+	excluded, err := h.simplesExcluded(ctx, taxID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := h.present(r, o, excluded)
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h legacyRoutes) simplesExcluded(ctx context.Context, taxID cnpj.CNPJ) (*time.Time, error) {
+	cq := resolvers.DefaultCache()
+	cq.Strategy = resolvers.Cache
+	rec, err := h.svc.Simples(ctx, resolvers.SimplesQuery{TaxID: taxID, History: true, Cache: cq})
+	if err != nil {
+		if fault.Classify(err).Kind == fault.NotFound {
+			return nil, nil // nothing cached: no date to show
+		}
+		return nil, err
+	}
+	var last *time.Time
+	for _, p := range rec.Simples.History {
+		if p.Until != nil && (last == nil || p.Until.After(*last)) {
+			last = p.Until
+		}
+	}
+	return last, nil
+}
+
+// present converts the office lookup's answer field by field.
+func (h legacyRoutes) present(r *http.Request, o model.Office, excluded *time.Time) legacyCompanyJSON {
+	c := o.Company
+	updated := updatedOf(o.Updated)
+	out := legacyCompanyJSON{
+		LastUpdate:    updated,
+		Name:          c.Name,
+		Alias:         o.Alias,
+		TaxID:         o.TaxID,
+		Type:          "FILIAL",
+		Founded:       dateOf(o.Founded),
+		Capital:       json.Number(c.Equity),
+		FederalEntity: c.Jurisdiction,
+		Registration: legacyRegistrationJSON{
+			Status:            strings.ToUpper(o.Status.Text),
+			StatusDate:        dateOf(o.StatusDate),
+			SpecialStatusDate: dateOf(o.SpecialDate),
+		},
+		Address:             h.address(o.Address),
+		LegalNature:         legacyCodeJSON{Code: strconv.Itoa(c.Nature.ID), Description: textOf(c.Nature.Text)},
+		PrimaryActivity:     activityOf(o.MainActivity),
+		SecondaryActivities: make([]legacyCodeJSON, len(o.SideActivities)),
+		Membership:          make([]legacyMemberJSON, len(c.Members)),
+		Partnership:         []struct{}{},
+		Sintegra:            legacySintegraJSON{LastUpdate: updated, Registrations: []registrationJSON{}},
+	}
+	if o.Head {
+		out.Type = "MATRIZ"
+	}
+	if c.Size != nil {
+		out.Size = &c.Size.Acronym
+	}
+	if len(o.Emails) > 0 {
+		out.Email = &o.Emails[0].Address
+	}
+	if len(o.Phones) > 0 {
+		out.Phone = phoneOf(o.Phones[0])
+	}
+	if len(o.Phones) > 1 {
+		out.PhoneAlt = phoneOf(o.Phones[1])
+	}
+	if o.Status.ID != 2 && o.Reason != nil {
+		out.Registration.StatusReason = textOf(o.Reason.Text)
+	}
+	if o.Special != nil {
+		out.Registration.SpecialStatus = &o.Special.Text
+	}
+	for i, a := range o.SideActivities {
+		out.SecondaryActivities[i] = activityOf(a)
+	}
+	for i, m := range c.Members {
+		out.Membership[i] = legacyMemberJSON{Name: m.Person.Name, TaxID: m.Person.TaxID, Role: roleOf(m.Role)}
+		if m.Agent != nil {
+			out.Membership[i].LegalRep = &legacyMemberJSON{Name: m.Agent.Person.Name, TaxID: m.Agent.Person.TaxID, Role: roleOf(m.Agent.Role)}
+		}
+	}
+	if s := c.Simples; s != nil {
+		out.SimplesNacional = legacySimplesJSON{LastUpdate: updated, SimplesOptant: s.Optant, SimplesIncluded: dateOf(s.Since), SimplesExcluded: dateOf(excluded)}
+	}
+	if c.Simei != nil {
+		out.SimplesNacional.SimeiOptant = c.Simei.Optant
+	}
+	out.SimplesNacional.LastUpdate = updated
+	for _, reg := range o.Registrations {
+		out.Sintegra.Registrations = append(out.Sintegra.Registrations, registrationJSON{State: reg.State, Number: reg.Number, Enabled: reg.Enabled})
+		// The home state's registration: an enabled one wins.
+		if reg.State == o.Address.State && (out.Sintegra.HomeStateRegistration == nil || reg.Enabled) {
+			n := reg.Number
+			out.Sintegra.HomeStateRegistration = &n
+		}
+	}
+
+	expires := h.now().Add(LinkLifetime)
+	office := "/office/" + o.TaxID
+	out.Files = legacyFilesJSON{
+		Registration: h.link(r, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"REGISTRATION"}}, expires),
+		Membership:   h.link(r, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"MEMBERS"}}, expires),
+	}
+	out.Maps = legacyMapsJSON{
+		Roads:     h.link(r, office+"/map", url.Values{"type": {"roadmap"}}, expires),
+		Satellite: h.link(r, office+"/map", url.Values{"type": {"satellite"}}, expires),
+		Street:    h.link(r, office+"/street", url.Values{}, expires),
+	}
+	return out
+}
+
+// address converts the address; the city is the IBGE name, with its
+// accents, when the municipality file knows the code.
+func (h legacyRoutes) address(a model.Address) legacyAddressJSON {
+	out := legacyAddressJSON{
+		Street:       a.Street,
+		Number:       a.Number,
+		Details:      a.Details,
+		Zip:          a.Zip,
+		Neighborhood: a.District,
+		City:         a.City,
+		State:        a.State,
+	}
+	if a.Municipality != nil {
+		code := strconv.Itoa(*a.Municipality)
+		out.CityIBGE = &code
+		if len(code) == 7 {
+			st := code[:2] // IBGE municipality codes start with their state's code
+			out.StateIBGE = &st
+		}
+		if m, ok := h.seats.Lookup(*a.Municipality); ok && m.Name != "" {
+			out.City = m.Name
+		}
+	}
+	return out
+}
+
+// link is the absolute URL of a file route, signed for the account of the
+// request when a signer is configured. The signer may answer a path with
+// its signed query or an absolute URL.
+func (h legacyRoutes) link(r *http.Request, path string, q url.Values, expires time.Time) string {
+	var ref string
+	if h.signURL != nil {
+		ref = h.signURL(r.Context(), path, q, expires)
+		if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
+			return ref
+		}
+	} else {
+		ref = path
+		if len(q) > 0 {
+			ref += "?" + q.Encode()
+		}
+	}
+	return h.baseURL(r) + ref
+}
+
+// baseURL is PUBLIC_URL, else the scheme and host the request came to.
+func (h legacyRoutes) baseURL(r *http.Request) string {
+	if h.publicURL != "" {
+		return h.publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func activityOf(c model.Code) legacyCodeJSON {
+	return legacyCodeJSON{Code: fmt.Sprintf("%07d", c.ID), Description: textOf(c.Text)}
+}
+
+func roleOf(c model.Code) legacyCodeJSON {
+	return legacyCodeJSON{Code: strconv.Itoa(c.ID), Description: textOf(c.Text)}
+}
+
+// phoneOf is the legacy phone: area code and number as one digit string.
+func phoneOf(p model.Phone) *string {
+	s := p.Area + p.Number
+	return &s
+}
