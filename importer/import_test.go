@@ -559,3 +559,21 @@ func assertFailedAndLiveUntouched(t *testing.T, d *sqlx.DB, liveID int64, member
 		t.Errorf("staging schema left behind: %v %v", staging, err)
 	}
 }
+
+// TestImportPrunesOlderOverlay: records fetched online before the dump's
+// date give way to the snapshot; newer ones survive the import.
+func TestImportPrunesOlderOverlay(t *testing.T) {
+	d, _ := dbtest.New(t)
+	older := time.Date(2025, 11, 1, 12, 0, 0, 0, time.UTC)  // before the sample's 2025-12-07
+	newer := time.Date(2025, 12, 20, 12, 0, 0, 0, time.UTC) // after it
+	dbtest.MustExec(t, d, `INSERT INTO overlay_records (tax_id, portal, updated, body) VALUES
+		('33683111000280', 'rfb', $1, '{}'), ('33683111000280', 'simples', $2, '{}')`, older, newer)
+	mustImport(t, d, opts(t, sampleDir(t)))
+	var portals []string
+	if err := d.Select(&portals, `SELECT portal FROM overlay_records ORDER BY portal`); err != nil {
+		t.Fatal(err)
+	}
+	if len(portals) != 1 || portals[0] != "simples" {
+		t.Fatalf("overlay after the import: %v, want only the newer simples record", portals)
+	}
+}

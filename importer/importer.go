@@ -191,7 +191,7 @@ func (r *run) run(ctx context.Context, month string, ref time.Time) (db.Snapshot
 	r.prog = newProgress(r.opts.Progress)
 	r.prog.printf("snapshot #%d: dump %s, reference date %s, %d files", id, month, ref.Format("2006-01-02"), len(r.sources))
 	start := time.Now()
-	snap, err := r.build(ctx, lock, id)
+	snap, err := r.build(ctx, lock, id, ref)
 	r.prog.close()
 	if err != nil {
 		r.fail(ctx, lock, id, err)
@@ -217,7 +217,7 @@ func (r *run) fail(ctx context.Context, lock *sql.Conn, id int64, cause error) {
 }
 
 // build loads, derives, indexes and swaps; it returns the live snapshot.
-func (r *run) build(ctx context.Context, lock *sql.Conn, id int64) (db.Snapshot, error) {
+func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time) (db.Snapshot, error) {
 	if _, err := lock.ExecContext(ctx, `CREATE SCHEMA `+stagingSchema); err != nil {
 		return db.Snapshot{}, err
 	}
@@ -247,7 +247,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64) (db.Snapshot,
 		}},
 		{"indexes", func() error { return r.parallel(ctx, nil, indexStatements()) }},
 		{"analyze", func() error { return r.parallel(ctx, nil, analyze) }},
-		{"swap", func() error { return r.swap(ctx, lock, id) }},
+		{"swap", func() error { return r.swap(ctx, lock, id, ref) }},
 	}
 	for _, p := range phases {
 		r.prog.printf("phase %s", p.name)
@@ -488,7 +488,7 @@ func periodsSQL(ctx context.Context, lock *sql.Conn) (string, error) {
 
 // swap makes the staging schema the live one in one transaction, retrying
 // while readers hold locks on the old tables.
-func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64) error {
+func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64, ref time.Time) error {
 	r.mu.Lock()
 	counts, _ := json.Marshal(r.counts)
 	rejected, _ := json.Marshal(r.rejected)
@@ -499,7 +499,7 @@ func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64) error {
 	r.mu.Unlock()
 	sort.Strings(special) // ids of new texts are assigned in a stable order
 	for attempt := 1; ; attempt++ {
-		err := swapOnce(ctx, lock, id, string(counts), string(rejected), special)
+		err := swapOnce(ctx, lock, id, ref, string(counts), string(rejected), special)
 		var pqErr *pq.Error
 		if err != nil && errors.As(err, &pqErr) && (pqErr.Code == "55P03" || pqErr.Code == "40P01") && attempt < 60 {
 			r.log.Warn("swap waits for readers' locks; retrying", "attempt", attempt, "err", err)
@@ -517,7 +517,7 @@ func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64) error {
 	}
 }
 
-func swapOnce(ctx context.Context, lock *sql.Conn, id int64, counts, rejected string, special []string) error {
+func swapOnce(ctx context.Context, lock *sql.Conn, id int64, ref time.Time, counts, rejected string, special []string) error {
 	tx, err := lock.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -549,6 +549,12 @@ func swapOnce(ctx context.Context, lock *sql.Conn, id int64, counts, rejected st
 		},
 		func() error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO special_statuses (text) SELECT unnest($1::text[]) ON CONFLICT (text) DO NOTHING`, pq.Array(special))
+			return err
+		},
+		func() error {
+			// Records fetched online before this dump's date are older than
+			// what it brings: the snapshot answers for them now.
+			_, err := db.PruneOverlay(ctx, tx, ref)
 			return err
 		},
 		func() error {
