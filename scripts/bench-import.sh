@@ -67,6 +67,14 @@ ceiling=$(echo "$crows / $cwall" | bc)
 psqlq -c "DROP SCHEMA bench_ceiling CASCADE"
 
 echo
+echo "== rows/s per table (rows of its files over their load time; files load two at a time)"
+grep -o 'loaded [A-Za-z]*[0-9]*\.zip: [0-9]* rows in [0-9.]*[µm]*s' "$log" | awk '
+  { f=$2; sub(/[0-9]*\.zip:$/, "", f); rows=$3; d=$6
+    if (d ~ /µs$/) { sub(/µs$/, "", d); d/=1e6 } else if (d ~ /ms$/) { sub(/ms$/, "", d); d/=1e3 } else { sub(/s$/, "", d) }
+    r[f]+=rows; t[f]+=d }
+  END { for (f in r) if (f ~ /^(Empresas|Estabelecimentos|Socios|Simples)$/) printf "  %-18s %9d rows  %8.0f rows/s\n", f, r[f], r[f]/t[f] }'
+
+echo
 echo "== bench-import summary ($n establishments)"
 printf 'rows in the four big files: %s\n' "$big"
 printf 'import wall time:           %.1f s (swap included)\n' "$wall"
