@@ -116,8 +116,22 @@ type OfficeSummaryRow struct {
 func QueryCompanyOffices(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]OfficeSummaryRow, error) {
 	const query = `SELECT tax_id, root, head, alias, founded, status, status_date, reason, main_activity
 FROM ` + LiveSchema + `.offices WHERE root = ANY($1) ORDER BY root, tax_id`
+	// Scanned by hand: a company can have thousands of offices, and
+	// reflection per row dominated the company lookup.
+	rs, err := q.QueryxContext(ctx, query, pq.Array(roots))
+	if err != nil {
+		return nil, fmt.Errorf("query company offices: %w", err)
+	}
+	defer rs.Close()
 	var rows []OfficeSummaryRow
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
+	for rs.Next() {
+		var r OfficeSummaryRow
+		if err := rs.Scan(&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity); err != nil {
+			return nil, fmt.Errorf("query company offices: %w", err)
+		}
+		rows = append(rows, r)
+	}
+	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("query company offices: %w", err)
 	}
 	return rows, nil

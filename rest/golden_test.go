@@ -1,12 +1,16 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"testing"
 	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/rest"
 )
 
 // TestGolden pins every route's JSON on the SERPRO sample and on the
@@ -392,4 +396,28 @@ func upperHex(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestCompanyAnswerFollowsTheSnapshot: company answers are kept rendered per
+// snapshot; a new snapshot must never be answered from the old one's.
+func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	s := &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
+	name := func() any { return path(t, s.get(t, "/company/"+dbtest.SerproRoot).object(t), "name") }
+	if got := name(); got != "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)" {
+		t.Fatalf("name = %v", got)
+	}
+	// A new import: new data under a new live snapshot.
+	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET name = 'SERPRO RENOMEADO' WHERE root = $1`, dbtest.SerproRoot)
+	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
+	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date) VALUES ('live', '2026-01', '2026-01-10')`)
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := name(); got != "SERPRO RENOMEADO" {
+		t.Fatalf("after a new snapshot the company answer is %v", got)
+	}
 }

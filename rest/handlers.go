@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
@@ -12,7 +14,8 @@ import (
 // typed query (400 with every violated rule), calls one service method and
 // presents the answer.
 type lookups struct {
-	svc *resolvers.Service
+	svc       *resolvers.Service
+	companies *bodyCache // rendered company answers; nil: none
 }
 
 const taxIDRule = "taxId must be a valid CNPJ"
@@ -69,12 +72,39 @@ func (h lookups) company(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fault.Invalid(cs...))
 		return
 	}
-	c, err := h.svc.Company(r.Context(), root)
+	// The answer depends on the snapshot alone: serve it rendered when the
+	// same snapshot already answered it.
+	snap, snapErr := h.svc.Store().Catalog.Current(r.Context())
+	if snapErr == nil {
+		if body, ok := h.companies.get(string(root), snap.Snapshot.ID); ok {
+			writeBody(w, http.StatusOK, body)
+			return
+		}
+	}
+	render := func() (any, error) {
+		c, err := h.svc.Company(r.Context(), root)
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(presentCompany(c))
+		if err == nil && snapErr == nil {
+			h.companies.put(string(root), snap.Snapshot.ID, body)
+		}
+		return body, err
+	}
+	var v any
+	var err error
+	if h.companies != nil && snapErr == nil {
+		// Concurrent misses of one company render it once.
+		v, err, _ = h.companies.fill.Do(fmt.Sprint(snap.Snapshot.ID, "/", root), render)
+	} else {
+		v, err = render()
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, presentCompany(c))
+	writeBody(w, http.StatusOK, v.([]byte))
 }
 
 // person serves GET /person/{id}.

@@ -27,8 +27,10 @@ func (o optional[T]) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
 // date is a calendar date as YYYY-MM-DD; nil marshals as null.
 type date struct{ t time.Time }
 
-func (d date) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + d.t.Format("2006-01-02") + `"`), nil
+// MarshalText rather than MarshalJSON: encoding/json re-scans and compacts
+// what a MarshalJSON returns, which dominated big answers.
+func (d date) MarshalText() ([]byte, error) {
+	return d.t.AppendFormat(make([]byte, 0, 10), "2006-01-02"), nil
 }
 
 func dateOf(t *time.Time) *date {
@@ -181,13 +183,13 @@ func companyID(root string) any {
 // personJSON is a person as the office, company and person lookups show it.
 // age is absent for legal persons; country only for foreign ones.
 type personJSON struct {
-	ID         string                     `json:"id"`
-	Name       string                     `json:"name"`
-	Type       string                     `json:"type"`
-	TaxID      *string                    `json:"taxId"`
-	Age        optional[string]           `json:"age,omitzero"`
-	Country    optional[countryJSON]      `json:"country,omitzero"`
-	Membership optional[[]membershipJSON] `json:"membership,omitzero"`
+	ID         string                `json:"id"`
+	Name       string                `json:"name"`
+	Type       string                `json:"type"`
+	TaxID      *string               `json:"taxId"`
+	Age        optional[string]      `json:"age,omitzero"`
+	Country    optional[countryJSON] `json:"country,omitzero"`
+	Membership *[]membershipJSON     `json:"membership,omitempty"` // person lookup only
 }
 
 func personOf(p model.Person) personJSON {
@@ -259,16 +261,16 @@ func simplesOf(s *model.Simples) optional[simplesJSON] {
 // companyJSON serves the office lookup (no updated, no offices) and the
 // company lookup (both).
 type companyJSON struct {
-	Updated optional[string]            `json:"updated,omitzero"`
-	ID      any                         `json:"id"`
-	Name    string                      `json:"name"`
-	Equity  json.Number                 `json:"equity"`
-	Nature  codeJSON                    `json:"nature"`
-	Size    *sizeJSON                   `json:"size"`
-	Simples optional[simplesJSON]       `json:"simples,omitzero"`
-	Simei   optional[simplesJSON]       `json:"simei,omitzero"`
-	Members []memberJSON                `json:"members"`
-	Offices optional[[]officeBriefJSON] `json:"offices,omitzero"`
+	Updated optional[string]      `json:"updated,omitzero"`
+	ID      any                   `json:"id"`
+	Name    string                `json:"name"`
+	Equity  json.Number           `json:"equity"`
+	Nature  codeJSON              `json:"nature"`
+	Size    *sizeJSON             `json:"size"`
+	Simples optional[simplesJSON] `json:"simples,omitzero"`
+	Simei   optional[simplesJSON] `json:"simei,omitzero"`
+	Members []memberJSON          `json:"members"`
+	Offices *[]officeBriefJSON    `json:"offices,omitempty"` // company lookup only; a pointer, not optional: thousands of items
 }
 
 func companyOf(c model.Company) companyJSON {
@@ -323,7 +325,7 @@ func presentCompany(c model.Company) companyJSON {
 			MainActivity: codeOf(o.MainActivity),
 		}
 	}
-	out.Offices = some(&offices)
+	out.Offices = &offices
 	return out
 }
 
@@ -505,7 +507,7 @@ func presentPerson(p model.Person) personLookupJSON {
 			},
 		}
 	}
-	out.Membership = some(&ms)
+	out.Membership = &ms
 	return out
 }
 

@@ -20,6 +20,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body = []byte(`{"code":500,"message":"` + fault.MsgUnexpected + `"}`)
 	}
+	writeBody(w, status, body)
+}
+
+// writeBody writes an encoded JSON body with status.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", contentTypeJSON)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

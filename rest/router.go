@@ -27,6 +27,9 @@ type Deps struct {
 	RequestTimeout time.Duration
 	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
 	CORSOrigins []string
+	// CompanyCacheBytes bounds the rendered company answers kept per
+	// snapshot (0: 64 MiB; negative: none).
+	CompanyCacheBytes int
 	// Authenticate checks credentials, permissions and limits of every
 	// lookup (auth.Service.Middleware); nil serves them openly.
 	Authenticate func(http.Handler) http.Handler
@@ -93,6 +96,13 @@ func NewRouter(d Deps) http.Handler {
 		m = NewMetrics(nil)
 	}
 	h := lookups{svc: d.Service}
+	if d.CompanyCacheBytes >= 0 {
+		n := d.CompanyCacheBytes
+		if n == 0 {
+			n = 64 << 20
+		}
+		h.companies = newBodyCache(n)
+	}
 	docs := newDocumentRoutes(d)
 	legacy := newLegacyRoutes(d)
 

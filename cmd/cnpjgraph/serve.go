@@ -118,6 +118,12 @@ func withSessionSettings(dsn string, statementTimeout time.Duration) string {
 	if q.Get("connect_timeout") == "" {
 		q.Set("connect_timeout", "5")
 	}
+	// Every lookup is a key lookup whose best plan never depends on the
+	// value: plan once per prepared statement, not on every execution
+	// (custom plans cost more than the lookup itself).
+	if q.Get("plan_cache_mode") == "" {
+		q.Set("plan_cache_mode", "force_generic_plan")
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -249,6 +255,14 @@ func runServe(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if a := env("PPROF_ADDR", ""); a != "" {
+		// Profiles for operators chasing a slow instance; off unless asked,
+		// and on its own listener so it is never exposed with the API.
+		go func() {
+			log.Info("pprof listening", slog.String("addr", a))
+			_ = http.ListenAndServe(a, pprofMux()) //nolint:gosec // operator-only, opt-in
+		}()
 	}
 	errc := make(chan error, 1)
 	go func() {
