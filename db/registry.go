@@ -252,3 +252,65 @@ ORDER BY root, regime, since DESC`
 	}
 	return rows, nil
 }
+
+// PageKey asks for a page of a company's offices: First offices after the
+// tax id After ("" for the first page), in tax id order.
+type PageKey struct {
+	Root  string
+	After string
+	First int
+}
+
+// OfficePageRows is a page of a company's offices, with one row more than
+// asked when another page follows, and the company's office count.
+type OfficePageRows struct {
+	Total int
+	Rows  []OfficeSummaryRow
+}
+
+// QueryCompanyOfficePages returns the asked pages in one statement: each key
+// reads only its page through the (root, tax_id) index, so a page of a
+// company with thousands of offices costs what a page of a small one does.
+func QueryCompanyOfficePages(ctx context.Context, q sqlx.QueryerContext, keys []PageKey) (map[PageKey]OfficePageRows, error) {
+	const query = `SELECT k.i, t.total, o.tax_id, o.root, o.head, o.alias, o.founded, o.status, o.status_date, o.reason, o.main_activity
+FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS k(root, after, lim, i)
+CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.offices c WHERE c.root = k.root) t
+LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.offices o
+	WHERE o.root = k.root AND o.tax_id > k.after COLLATE "C" ORDER BY o.tax_id LIMIT k.lim) o ON true
+ORDER BY k.i, o.tax_id`
+	roots, afters, limits := make([]string, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		roots[i], afters[i], limits[i] = k.Root, k.After, int64(k.First+1)
+	}
+	rs, err := q.QueryxContext(ctx, query, pq.Array(roots), pq.Array(afters), pq.Array(limits))
+	if err != nil {
+		return nil, fmt.Errorf("query company office pages: %w", err)
+	}
+	defer rs.Close()
+	out := make(map[PageKey]OfficePageRows, len(keys))
+	for rs.Next() {
+		var (
+			i     int64
+			total int
+			taxID *string
+			r     OfficeSummaryRow
+			root  *string
+			head  *bool
+		)
+		if err := rs.Scan(&i, &total, &taxID, &root, &head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity); err != nil {
+			return nil, fmt.Errorf("query company office pages: %w", err)
+		}
+		k := keys[i-1]
+		p := out[k]
+		p.Total = total
+		if taxID != nil { // a page past the end has no office
+			r.TaxID, r.Root, r.Head = *taxID, *root, *head
+			p.Rows = append(p.Rows, r)
+		}
+		out[k] = p
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("query company office pages: %w", err)
+	}
+	return out, nil
+}

@@ -103,22 +103,57 @@ func (s *Store) CompanyOffices(ctx context.Context, roots []string) (map[string]
 	}
 	out := make(map[string][]model.Office, len(roots))
 	for i := range rows {
-		r := &rows[i]
-		status := codes.status(r.Status)
-		out[r.Root] = append(out[r.Root], model.Office{
-			Updated:      codes.Updated(),
-			TaxID:        r.TaxID,
-			Root:         r.Root,
-			Alias:        nonEmpty(r.Alias),
-			Founded:      r.Founded,
-			Head:         r.Head,
-			StatusDate:   r.StatusDate,
-			Status:       status,
-			Reason:       codes.reason(status, r.Reason),
-			MainActivity: codes.activity(deref(r.MainActivity)),
-		})
+		out[rows[i].Root] = append(out[rows[i].Root], codes.officeSummary(&rows[i]))
 	}
 	return out, nil
+}
+
+// OfficePage is a page of a company's offices (summaries) and the
+// company's office count.
+type OfficePage struct {
+	Total   int
+	Offices []model.Office
+	HasNext bool
+}
+
+// CompanyOfficePages returns the asked pages of company offices.
+func (s *Store) CompanyOfficePages(ctx context.Context, keys []PageKey) (map[PageKey]OfficePage, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := QueryCompanyOfficePages(ctx, s.Q, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[PageKey]OfficePage, len(pages))
+	for k, p := range pages {
+		page := OfficePage{Total: p.Total, HasNext: len(p.Rows) > k.First}
+		rows := p.Rows[:min(len(p.Rows), k.First)]
+		page.Offices = make([]model.Office, len(rows))
+		for i := range rows {
+			page.Offices[i] = codes.officeSummary(&rows[i])
+		}
+		out[k] = page
+	}
+	return out, nil
+}
+
+// officeSummary is an office as the company's office list carries it.
+func (c *Codes) officeSummary(r *OfficeSummaryRow) model.Office {
+	status := c.status(r.Status)
+	return model.Office{
+		Updated:      c.Updated(),
+		TaxID:        r.TaxID,
+		Root:         r.Root,
+		Alias:        nonEmpty(r.Alias),
+		Founded:      r.Founded,
+		Head:         r.Head,
+		StatusDate:   r.StatusDate,
+		Status:       status,
+		Reason:       c.reason(status, r.Reason),
+		MainActivity: c.activity(deref(r.MainActivity)),
+	}
 }
 
 // Members returns the members of each root, in dump order.

@@ -117,7 +117,7 @@ func TestRoundTripsPerLevel(t *testing.T) {
 	// summaries none.
 	before := s.roundTrips.Load()
 	s.post(t, `{ company(id: "`+dbtest.BigRoot+`") { offices(first: 5) { nodes { taxId address { city } } } } }`, nil).ok(t)
-	if n := s.roundTrips.Load() - before; n != 4 {
-		t.Errorf("company with full offices: %d round trips, want 4 (company, members, offices list, offices)", n)
+	if n := s.roundTrips.Load() - before; n != 3 {
+		t.Errorf("company with full offices: %d round trips, want 3 (company, the page, its offices)", n)
 	}
 }

@@ -25,6 +25,7 @@ type Loaders struct {
 	Offices        *dataloader.Loader[string, model.Office]       // by tax id; with Company (no members) and Simples
 	Companies      *dataloader.Loader[string, model.Company]      // by root; with Simples
 	CompanyOffices *dataloader.Loader[string, []model.Office]     // by root; office summaries
+	OfficePages    *dataloader.Loader[db.PageKey, db.OfficePage]  // a page of a company's office summaries
 	Members        *dataloader.Loader[string, []model.Member]     // by root
 	Persons        *dataloader.Loader[string, model.Person]       // by person id
 	Memberships    *dataloader.Loader[string, []model.Membership] // by person id
@@ -36,6 +37,7 @@ type Store interface {
 	Offices(ctx context.Context, taxIDs []string) (map[string]model.Office, error)
 	Companies(ctx context.Context, roots []string) (map[string]model.Company, error)
 	CompanyOffices(ctx context.Context, roots []string) (map[string][]model.Office, error)
+	CompanyOfficePages(ctx context.Context, keys []db.PageKey) (map[db.PageKey]db.OfficePage, error)
 	Members(ctx context.Context, roots []string) (map[string][]model.Member, error)
 	Persons(ctx context.Context, ids []string) (map[string]model.Person, error)
 	Memberships(ctx context.Context, personIDs []string) (map[string][]model.Membership, error)
@@ -52,6 +54,7 @@ func NewWithWait(store Store, wait time.Duration) *Loaders {
 		Offices:        one(store.Offices, "office", wait),
 		Companies:      one(store.Companies, "company", wait),
 		CompanyOffices: many(store.CompanyOffices, wait),
+		OfficePages:    many(store.CompanyOfficePages, wait),
 		Members:        many(store.Members, wait),
 		Persons:        one(store.Persons, "person", wait),
 		Memberships:    many(store.Memberships, wait),
@@ -77,13 +80,13 @@ func one[V any](fetch func(context.Context, []string) (map[string]V, error), wha
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
+	return dataloader.NewBatchedLoader(batch, options[string, V](wait)...)
 }
 
 // many builds a loader for a 1:N relation (or a value that defaults to its
 // zero): a key without rows gets the zero value, never an error.
-func many[V any](fetch func(context.Context, []string) (map[string]V, error), wait time.Duration) *dataloader.Loader[string, V] {
-	batch := func(ctx context.Context, keys []string) []*dataloader.Result[V] {
+func many[K comparable, V any](fetch func(context.Context, []K) (map[K]V, error), wait time.Duration) *dataloader.Loader[K, V] {
+	batch := func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		found, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[V], len(keys))
 		for i, k := range keys {
@@ -95,15 +98,15 @@ func many[V any](fetch func(context.Context, []string) (map[string]V, error), wa
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, options[V](wait)...)
+	return dataloader.NewBatchedLoader(batch, options[K, V](wait)...)
 }
 
-func options[V any](wait time.Duration) []dataloader.Option[string, V] {
-	return []dataloader.Option[string, V]{
-		dataloader.WithWait[string, V](wait),
+func options[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] {
+	return []dataloader.Option[K, V]{
+		dataloader.WithWait[K, V](wait),
 		// A batch for a huge GraphQL list is split so one statement's
 		// array parameter stays reasonable.
-		dataloader.WithBatchCapacity[string, V](1000),
+		dataloader.WithBatchCapacity[K, V](1000),
 	}
 }
 

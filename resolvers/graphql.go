@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/model"
@@ -209,17 +209,12 @@ func (r *Resolver) officePage(ctx context.Context, root string, first *int, afte
 		return nil, fault.Invalid(cs...)
 	}
 	l := r.Service.loaders(ctx)
-	all, err := l.CompanyOffices.Load(ctx, root)()
+	// Only the page is read, never the company's thousands of offices.
+	p, err := l.OfficePages.Load(ctx, db.PageKey{Root: root, After: afterTaxID, First: n})()
 	if err != nil {
 		return nil, storeErr(err, "")
 	}
-	// The store lists a company's offices in tax id order.
-	start := 0
-	if after != nil {
-		start = sort.Search(len(all), func(i int) bool { return all[i].TaxID > afterTaxID })
-	}
-	end := min(start+n, len(all))
-	page := all[start:end]
+	page := p.Offices
 	if len(page) > 0 && wantsFullOffices(ctx) {
 		keys := make([]string, len(page))
 		for i, o := range page {
@@ -234,10 +229,10 @@ func (r *Resolver) officePage(ctx context.Context, root string, first *int, afte
 		page = full
 	}
 	conn := &graph.OfficeConnection{
-		TotalCount: len(all),
+		TotalCount: p.Total,
 		Nodes:      page,
 		Edges:      make([]graph.OfficeEdge, len(page)),
-		PageInfo:   &graph.PageInfo{HasNextPage: end < len(all)},
+		PageInfo:   &graph.PageInfo{HasNextPage: p.HasNext},
 	}
 	for i := range page {
 		conn.Edges[i] = graph.OfficeEdge{Cursor: OfficeCursor(page[i].TaxID), Node: &page[i]}

@@ -42,7 +42,7 @@ func (r *queryResolver) Company(ctx context.Context, id string) (*model.Company,
 	if len(cs) > 0 {
 		return nil, fault.Invalid(cs...)
 	}
-	c, err := r.Service.Company(ctx, root)
+	c, err := r.Service.CompanyAlone(ctx, root)
 	if err != nil {
 		return nil, err
 	}

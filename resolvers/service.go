@@ -340,6 +340,20 @@ func (s *Service) Company(ctx context.Context, root cnpj.Root) (model.Company, e
 	return c, nil
 }
 
+// CompanyAlone is the company without its members and offices: GraphQL
+// loads those through its own edges (and pages the offices), only when the
+// query selects them.
+func (s *Service) CompanyAlone(ctx context.Context, root cnpj.Root) (model.Company, error) {
+	if _, err := s.snapshot(ctx); err != nil {
+		return model.Company{}, err
+	}
+	c, err := s.loaders(ctx).Companies.Load(ctx, string(root))()
+	if err != nil {
+		return model.Company{}, storeErr(err, fault.MsgCompanyNotFound)
+	}
+	return c, nil
+}
+
 // Person is the person lookup: the person and their roles in companies.
 func (s *Service) Person(ctx context.Context, id string) (model.Person, error) {
 	if _, err := s.snapshot(ctx); err != nil {
