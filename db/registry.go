@@ -198,24 +198,24 @@ func QueryPersons(ctx context.Context, q sqlx.QueryerContext, ids []string) ([]P
 	return rows, nil
 }
 
-// MembershipRow is a person's role in a company, joined with the company.
+// MembershipRow is a person's role in a company, joined with the whole
+// company (and its Simples), so the membership carries the company without
+// another lookup.
 type MembershipRow struct {
 	PersonID string     `db:"person_id"`
 	Root     string     `db:"root"`
 	Role     *string    `db:"role"`
 	Since    *time.Time `db:"since"`
-	Name     *string    `db:"name"`
-	Nature   *string    `db:"nature"`
-	Equity   *string    `db:"equity"`
-	Size     *string    `db:"size"`
+	CompanyRow
 }
 
 // QueryMemberships returns the memberships of the given persons, ordered by
 // person, company root and position.
 func QueryMemberships(ctx context.Context, q sqlx.QueryerContext, personIDs []string) ([]MembershipRow, error) {
-	const query = `SELECT m.person_id, m.root, m.role, m.since, c.name, c.nature, c.equity::text AS equity, c.size
+	const query = `SELECT m.person_id, m.root, m.role, m.since, ` + companyColumns + `
 FROM ` + LiveSchema + `.members m
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
 WHERE m.person_id = ANY($1)
 ORDER BY m.person_id, m.root, m.position`
 	var rows []MembershipRow

@@ -218,17 +218,11 @@ func (s *Store) Memberships(ctx context.Context, personIDs []string) (map[string
 	out := make(map[string][]model.Membership, len(personIDs))
 	for i := range rows {
 		r := &rows[i]
+		root := r.Root // the member's root, even if its company row were missing
 		out[r.PersonID] = append(out[r.PersonID], model.Membership{
-			Since: r.Since,
-			Role:  codes.role(r.Role),
-			Company: model.Company{
-				Updated: codes.Updated(),
-				Root:    r.Root,
-				Name:    deref(r.Name),
-				Equity:  Decimal(r.Equity),
-				Nature:  codes.nature(r.Nature),
-				Size:    size(r.Size),
-			},
+			Since:   r.Since,
+			Role:    codes.role(r.Role),
+			Company: codes.company(&root, &r.CompanyRow),
 		})
 	}
 	return out, nil

@@ -31,7 +31,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Company() CompanyResolver
 	Member() MemberResolver
-	Membership() MembershipResolver
 	Office() OfficeResolver
 	Person() PersonResolver
 	Query() QueryResolver
@@ -252,9 +251,6 @@ type CompanyResolver interface {
 }
 type MemberResolver interface {
 	Company(ctx context.Context, obj *model.Member) (*model.Company, error)
-}
-type MembershipResolver interface {
-	Company(ctx context.Context, obj *model.Membership) (*model.Company, error)
 }
 type OfficeResolver interface {
 	Company(ctx context.Context, obj *model.Office) (*model.Company, error)
@@ -3348,11 +3344,11 @@ func (ec *executionContext) _Membership_company(ctx context.Context, field graph
 			return ec.fieldContext_Membership_company(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Membership().Company(ctx, obj)
+			return obj.Company, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Company) graphql.Marshaler {
-			return ec.marshalNCompany2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCompany(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.Company) graphql.Marshaler {
+			return ec.marshalNCompany2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCompany(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3362,8 +3358,8 @@ func (ec *executionContext) fieldContext_Membership_company(_ context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "Membership",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Company(ctx, field)
 		},
@@ -7416,51 +7412,18 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 		case "since":
 			out.Values[i] = ec._Membership_since(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "role":
 			out.Values[i] = ec._Membership_role(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "company":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Membership_company(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Membership_company(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9151,6 +9114,10 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCompany2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCompany(ctx context.Context, sel ast.SelectionSet, v model.Company) graphql.Marshaler {
+	return ec._Company(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNCompany2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCompany(ctx context.Context, sel ast.SelectionSet, v *model.Company) graphql.Marshaler {

@@ -17,12 +17,6 @@ func (r *memberResolver) Company(ctx context.Context, obj *model.Member) (*model
 	return r.company(ctx, obj.Root)
 }
 
-// Company loads the full company: the membership row carries only its
-// summary (no Simples, no jurisdiction).
-func (r *membershipResolver) Company(ctx context.Context, obj *model.Membership) (*model.Company, error) {
-	return r.company(ctx, obj.Company.Root)
-}
-
 // Membership loads the person's roles in companies, for every person of
 // the level in one batch.
 func (r *personResolver) Membership(ctx context.Context, obj *model.Person) ([]model.Membership, error) {
@@ -35,12 +29,9 @@ func (r *personResolver) Membership(ctx context.Context, obj *model.Person) ([]m
 
 func (r *Resolver) Member() graph.MemberResolver { return &memberResolver{r} }
 
-func (r *Resolver) Membership() graph.MembershipResolver { return &membershipResolver{r} }
-
 func (r *Resolver) Person() graph.PersonResolver { return &personResolver{r} }
 
 type (
-	memberResolver     struct{ *Resolver }
-	membershipResolver struct{ *Resolver }
-	personResolver     struct{ *Resolver }
+	memberResolver struct{ *Resolver }
+	personResolver struct{ *Resolver }
 )
