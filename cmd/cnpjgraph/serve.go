@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -137,6 +138,12 @@ func runServe(ctx context.Context, args []string) error {
 		cfg.Addr = *addr
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if os.Getenv("GOGC") == "" {
+		// Answers are short-lived garbage; collecting less often bought a
+		// third more nested GraphQL queries per second in make bench. The
+		// live heap is small, so memory stays modest; GOGC overrides.
+		debug.SetGCPercent(400)
+	}
 
 	dsn := databaseURL()
 	if err := db.EnsureDatabase(ctx, dsn); err != nil {
