@@ -21,24 +21,15 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/rest"
 )
 
-// municipalityCoordinates is the shared IBGE seats file the tests read in
-// place (never copied into the repository).
-const municipalityCoordinates = "../../../shared/data/municipios/municipios-coordenadas.csv"
-
-// seatsPath finds the coordinates file: MUNICIPALITY_COORDINATES when set,
-// else the shared data directory next to the worktrees.
+// seatsPath finds the shared IBGE seats file the tests read in place (never
+// copied into the repository): MUNICIPALITY_COORDINATES when set, else the
+// project's shared data folder.
 func seatsPath(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("MUNICIPALITY_COORDINATES"); p != "" {
 		return p
 	}
-	for _, p := range []string{municipalityCoordinates, "/work/shared/data/municipios/municipios-coordenadas.csv"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("municipality coordinates not found: set MUNICIPALITY_COORDINATES")
-	return ""
+	return filepath.Join(dbtest.SharedDir(t), "data", "municipios", "municipios-coordenadas.csv")
 }
 
 // fixtureDB is a throwaway database with the fixture loaded.
