@@ -122,7 +122,7 @@ FROM ` + LiveSchema + `.offices WHERE root = ANY($1) ORDER BY root, tax_id`
 	if err != nil {
 		return nil, fmt.Errorf("query company offices: %w", err)
 	}
-	defer rs.Close()
+	defer func() { _ = rs.Close() }()
 	var rows []OfficeSummaryRow
 	for rs.Next() {
 		var r OfficeSummaryRow
@@ -286,7 +286,7 @@ ORDER BY k.i, o.tax_id`
 	if err != nil {
 		return nil, fmt.Errorf("query company office pages: %w", err)
 	}
-	defer rs.Close()
+	defer func() { _ = rs.Close() }()
 	out := make(map[PageKey]OfficePageRows, len(keys))
 	for rs.Next() {
 		var (
