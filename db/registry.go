@@ -68,6 +68,55 @@ type SimplesRow struct {
 const companyColumns = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
 	s.root AS simples_root, s.simples_optant, s.simples_since, s.simples_until, s.simei_optant, s.simei_since, s.simei_until`
 
+// selectRows runs query and scans every row into a T through dest, which
+// lists the row's fields in the query's column order. Scanning by hand, not
+// by reflection, matters here: companies have thousands of offices and
+// persons hundreds of memberships.
+func selectRows[T any](ctx context.Context, q sqlx.QueryerContext, what, query string, dest func(*T) []any, args ...any) ([]T, error) {
+	rs, err := q.QueryxContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", what, err)
+	}
+	defer func() { _ = rs.Close() }()
+	var rows []T
+	for rs.Next() {
+		var r T
+		if err := rs.Scan(dest(&r)...); err != nil {
+			return nil, fmt.Errorf("query %s: %w", what, err)
+		}
+		rows = append(rows, r)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("query %s: %w", what, err)
+	}
+	return rows, nil
+}
+
+func (c *CompanyRow) dest() []any {
+	return []any{&c.CompanyRoot, &c.Name, &c.Nature, &c.Equity, &c.Size, &c.Jurisdiction,
+		&c.SimplesRoot, &c.SimplesOptant, &c.SimplesSince, &c.SimplesUntil, &c.SimeiOptant, &c.SimeiSince, &c.SimeiUntil}
+}
+
+func (r *OfficeRow) dest() []any {
+	return append([]any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Status, &r.StatusDate, &r.Reason, &r.CityAbroad,
+		&r.Country, &r.Founded, &r.MainActivity, &r.SideActivities, &r.Street, &r.Number, &r.Details, &r.District,
+		&r.Zip, &r.State, &r.Municipality, &r.Phones, &r.Email, &r.Special, &r.SpecialDate}, r.CompanyRow.dest()...)
+}
+
+func (r *OfficeSummaryRow) dest() []any {
+	return []any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity}
+}
+
+func (r *MemberRow) dest() []any {
+	return []any{&r.Root, &r.Position, &r.Role, &r.Since,
+		&r.PersonID, &r.PersonType, &r.PersonTaxID, &r.PersonName, &r.PersonAge, &r.PersonCntry,
+		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole}
+}
+
+func (r *MembershipRow) dest() []any {
+	return append([]any{&r.PersonID, &r.Root, &r.Role, &r.Since}, r.CompanyRow.dest()...)
+}
+
 // QueryOffices returns the offices with the given tax ids, in no order.
 func QueryOffices(ctx context.Context, q sqlx.QueryerContext, taxIDs []string) ([]OfficeRow, error) {
 	const query = `SELECT o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
@@ -78,11 +127,7 @@ FROM ` + LiveSchema + `.offices o
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
 LEFT JOIN ` + LiveSchema + `.simples s ON s.root = o.root
 WHERE o.tax_id = ANY($1)`
-	var rows []OfficeRow
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(taxIDs)); err != nil {
-		return nil, fmt.Errorf("query offices: %w", err)
-	}
-	return rows, nil
+	return selectRows(ctx, q, "offices", query, (*OfficeRow).dest, pq.Array(taxIDs))
 }
 
 // QueryCompanies returns the companies with the given roots, in no order.
@@ -91,11 +136,7 @@ func QueryCompanies(ctx context.Context, q sqlx.QueryerContext, roots []string) 
 FROM ` + LiveSchema + `.companies c
 LEFT JOIN ` + LiveSchema + `.simples s ON s.root = c.root
 WHERE c.root = ANY($1)`
-	var rows []CompanyRow
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
-		return nil, fmt.Errorf("query companies: %w", err)
-	}
-	return rows, nil
+	return selectRows(ctx, q, "companies", query, (*CompanyRow).dest, pq.Array(roots))
 }
 
 // OfficeSummaryRow is an office as the company lookup lists it.
@@ -116,25 +157,7 @@ type OfficeSummaryRow struct {
 func QueryCompanyOffices(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]OfficeSummaryRow, error) {
 	const query = `SELECT tax_id, root, head, alias, founded, status, status_date, reason, main_activity
 FROM ` + LiveSchema + `.offices WHERE root = ANY($1) ORDER BY root, tax_id`
-	// Scanned by hand: a company can have thousands of offices, and
-	// reflection per row dominated the company lookup.
-	rs, err := q.QueryxContext(ctx, query, pq.Array(roots))
-	if err != nil {
-		return nil, fmt.Errorf("query company offices: %w", err)
-	}
-	defer func() { _ = rs.Close() }()
-	var rows []OfficeSummaryRow
-	for rs.Next() {
-		var r OfficeSummaryRow
-		if err := rs.Scan(&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity); err != nil {
-			return nil, fmt.Errorf("query company offices: %w", err)
-		}
-		rows = append(rows, r)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("query company offices: %w", err)
-	}
-	return rows, nil
+	return selectRows(ctx, q, "company offices", query, (*OfficeSummaryRow).dest, pq.Array(roots))
 }
 
 // PersonRow is a row of persons.
@@ -181,11 +204,7 @@ JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
 LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
 WHERE m.root = ANY($1)
 ORDER BY m.root, m.position`
-	var rows []MemberRow
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(roots)); err != nil {
-		return nil, fmt.Errorf("query members: %w", err)
-	}
-	return rows, nil
+	return selectRows(ctx, q, "members", query, (*MemberRow).dest, pq.Array(roots))
 }
 
 // QueryPersons returns the persons with the given ids, in no order.
@@ -218,11 +237,7 @@ LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
 LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
 WHERE m.person_id = ANY($1)
 ORDER BY m.person_id, m.root, m.position`
-	var rows []MembershipRow
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(personIDs)); err != nil {
-		return nil, fmt.Errorf("query memberships: %w", err)
-	}
-	return rows, nil
+	return selectRows(ctx, q, "memberships", query, (*MembershipRow).dest, pq.Array(personIDs))
 }
 
 // SimplesPeriodRow is a closed enrolment period.
@@ -282,35 +297,31 @@ ORDER BY k.i, o.tax_id`
 	for i, k := range keys {
 		roots[i], afters[i], limits[i] = k.Root, k.After, int64(k.First+1)
 	}
-	rs, err := q.QueryxContext(ctx, query, pq.Array(roots), pq.Array(afters), pq.Array(limits))
-	if err != nil {
-		return nil, fmt.Errorf("query company office pages: %w", err)
+	type pageRow struct {
+		i, total int64
+		taxID    *string // nil: the page past the end is empty
+		root     *string
+		head     *bool
+		summary  OfficeSummaryRow
 	}
-	defer func() { _ = rs.Close() }()
+	dest := func(r *pageRow) []any {
+		o := &r.summary
+		return []any{&r.i, &r.total, &r.taxID, &r.root, &r.head, &o.Alias, &o.Founded, &o.Status, &o.StatusDate, &o.Reason, &o.MainActivity}
+	}
+	rows, err := selectRows(ctx, q, "company office pages", query, dest, pq.Array(roots), pq.Array(afters), pq.Array(limits))
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[PageKey]OfficePageRows, len(keys))
-	for rs.Next() {
-		var (
-			i     int64
-			total int
-			taxID *string
-			r     OfficeSummaryRow
-			root  *string
-			head  *bool
-		)
-		if err := rs.Scan(&i, &total, &taxID, &root, &head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity); err != nil {
-			return nil, fmt.Errorf("query company office pages: %w", err)
-		}
-		k := keys[i-1]
+	for _, r := range rows {
+		k := keys[r.i-1]
 		p := out[k]
-		p.Total = total
-		if taxID != nil { // a page past the end has no office
-			r.TaxID, r.Root, r.Head = *taxID, *root, *head
-			p.Rows = append(p.Rows, r)
+		p.Total = int(r.total)
+		if r.taxID != nil {
+			r.summary.TaxID, r.summary.Root, r.summary.Head = *r.taxID, *r.root, *r.head
+			p.Rows = append(p.Rows, r.summary)
 		}
 		out[k] = p
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("query company office pages: %w", err)
 	}
 	return out, nil
 }
