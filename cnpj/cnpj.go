@@ -128,6 +128,19 @@ func ParseRoot(s string) (Root, error) {
 
 const zeros = "00000000"
 
+// Digits reports whether s is non-empty and holds only the digits 0-9.
+func Digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // Numeric reports whether the root holds only digits.
 func (r Root) Numeric() bool {
 	for i := 0; i < len(r); i++ {

@@ -113,3 +113,11 @@ func TestMaskedCPF(t *testing.T) {
 		}
 	}
 }
+
+func TestDigits(t *testing.T) {
+	for s, want := range map[string]bool{"0": true, "0123456789": true, "": false, "12a": false, " 1": false, "１": false} {
+		if Digits(s) != want {
+			t.Errorf("Digits(%q) != %v", s, want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
 )
 
 // The GraphQL scalars of the schema (schema/query.graphqls), bound in
@@ -95,19 +97,7 @@ func UnmarshalDecimal(v any) (string, error) {
 func plainDecimal(s string) bool {
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasFrac := strings.Cut(s, ".")
-	return allDigits(intPart) && (!hasFrac || allDigits(frac))
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return cnpj.Digits(intPart) && (!hasFrac || cnpj.Digits(frac))
 }
 
 func quoted(s string) graphql.Marshaler {

@@ -154,7 +154,7 @@ func (c *Constraints) ParseStrategy(name, s string) Strategy {
 func (c *Constraints) ParseDays(name, s string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	switch {
-	case err != nil && !allDigits(s):
+	case err != nil && !cnpj.Digits(s):
 		c.Add(name + " must be an integer")
 		return 0, false
 	case err != nil || n > MaxDays: // digits too many for an int are also too large
@@ -165,18 +165,6 @@ func (c *Constraints) ParseDays(name, s string) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // CheckCache applies the rules between the cache parameters.

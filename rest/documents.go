@@ -240,7 +240,7 @@ func (p params) intRange(name string, lo, hi, def int) int {
 	}
 	n, err := strconv.Atoi(v)
 	switch {
-	case err != nil && !isDigits(strings.TrimPrefix(v, "-")):
+	case err != nil && !cnpj.Digits(strings.TrimPrefix(v, "-")):
 		p.cs.Add(name + " must be an integer")
 	case err != nil && strings.HasPrefix(v, "-"), err == nil && n < lo:
 		p.cs.Add(name + " must not be less than " + strconv.Itoa(lo))
@@ -263,18 +263,6 @@ func (p params) oneOf(name string, values []string) string {
 	}
 	p.cs.Add(name + " must be one of: " + strings.Join(values, ", "))
 	return values[0]
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // writeFile sends a binary answer with its Content-Type; a file name makes
