@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/auth"
@@ -65,7 +66,10 @@ func runDev(ctx context.Context, args []string) error {
 	}
 	// The playground opens with this key in its Authorization header.
 	_ = os.Setenv("PLAYGROUND_API_KEY", key)
-	addr := env("ADDR", ":8080")
+	base := "http://" + env("ADDR", ":8080")
+	if strings.HasPrefix(base, "http://:") { // a port alone: every interface
+		base = "http://localhost" + strings.TrimPrefix(base, "http://")
+	}
 	example := "33683111000280"
 	// A head office with members makes a telling first request.
 	_ = d.GetContext(ctx, &example, `SELECT o.tax_id FROM cnpj.offices o
@@ -76,9 +80,9 @@ dev: the development API key (send it raw in the Authorization header):
 
     %s
 
-    curl -H 'Authorization: %s' 'http://localhost%s/office/%s?simples=true'
-    playground: http://localhost%s/playground
+    curl -H 'Authorization: %s' '%s/office/%s?simples=true'
+    playground: %s/playground
 
-`, key, key, addr, example, addr)
+`, key, key, base, example, base)
 	return runServe(ctx, nil)
 }
