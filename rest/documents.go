@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"net/http"
 	"strconv"
 	"strings"
@@ -155,23 +156,9 @@ func (h documentRoutes) officeMap(w http.ResponseWriter, r *http.Request) {
 			errors.New("no tile server for map type "+opts.Type+", or no geocoder nor municipality coordinates")))
 		return
 	}
-	ctx := r.Context()
-	point, err := h.locate(ctx, taxID, h.costs.Map)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	img, err := h.maps.Render(ctx, point, opts)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	body, err := documents.EncodePNG(img)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeFile(w, "image/png", "", body)
+	h.serveImage(w, r, taxID, h.costs.Map, func(ctx context.Context, at documents.Point) (image.Image, error) {
+		return h.maps.Render(ctx, at, opts)
+	})
 }
 
 // officeStreet serves GET /office/{taxId}/street.
@@ -193,13 +180,22 @@ func (h documentRoutes) officeStreet(w http.ResponseWriter, r *http.Request) {
 			errors.New("no street imagery provider, or no geocoder nor municipality coordinates")))
 		return
 	}
+	h.serveImage(w, r, taxID, h.costs.Street, func(ctx context.Context, at documents.Point) (image.Image, error) {
+		return h.street.Image(ctx, at, opts)
+	})
+}
+
+// serveImage places the office (charging cost), renders its image and
+// answers it as PNG: the common tail of the map and street routes.
+func (h documentRoutes) serveImage(w http.ResponseWriter, r *http.Request, taxID cnpj.CNPJ, cost int,
+	render func(context.Context, documents.Point) (image.Image, error)) {
 	ctx := r.Context()
-	point, err := h.locate(ctx, taxID, h.costs.Street)
+	point, err := h.locate(ctx, taxID, cost)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	img, err := h.street.Image(ctx, point, opts)
+	img, err := render(ctx, point)
 	if err != nil {
 		writeError(w, r, err)
 		return
