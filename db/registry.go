@@ -240,6 +240,73 @@ ORDER BY m.person_id, m.root, m.position`
 	return selectRows(ctx, q, "memberships", query, (*MembershipRow).dest, pq.Array(personIDs))
 }
 
+// MembershipPageKey asks for a page of a person's memberships: First
+// memberships after the cursor (AfterRoot, AfterPosition) in (company root,
+// position) order; AfterRoot "" for the first page.
+type MembershipPageKey struct {
+	PersonID      string
+	AfterRoot     string
+	AfterPosition int
+	First         int
+}
+
+// MembershipPageRows is a page of a person's memberships, with one row more
+// than asked when another page follows, and the person's membership count.
+type MembershipPageRows struct {
+	Total     int
+	Rows      []MembershipRow
+	Positions []int // each row's position within its company's members
+}
+
+// QueryMembershipPages returns the asked pages in one statement: each key
+// reads only its page through the (person_id, root, position) index, so a
+// person who is a member of thousands of companies costs a page, not all.
+func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []MembershipPageKey) (map[MembershipPageKey]MembershipPageRows, error) {
+	const query = `SELECT k.i, t.total, m.position, m.person_id, m.root, m.role, m.since, ` + companyColumns + `
+FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS k(person_id, after_root, after_pos, lim, i)
+CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t
+LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
+	WHERE m.person_id = k.person_id AND (m.root, m.position) > (k.after_root COLLATE "C", k.after_pos)
+	ORDER BY m.root, m.position LIMIT k.lim) m ON true
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
+ORDER BY k.i, m.root, m.position`
+	n := len(keys)
+	persons, afterRoots, afterPositions, limits := make([]string, n), make([]string, n), make([]int64, n), make([]int64, n)
+	for i, k := range keys {
+		persons[i], afterRoots[i], afterPositions[i], limits[i] = k.PersonID, k.AfterRoot, int64(k.AfterPosition), int64(k.First+1)
+	}
+	type pageRow struct {
+		i, total   int64
+		position   *int64 // nil: the page past the end is empty
+		personID   *string
+		root       *string
+		membership MembershipRow
+	}
+	dest := func(r *pageRow) []any {
+		m := &r.membership
+		return append([]any{&r.i, &r.total, &r.position, &r.personID, &r.root, &m.Role, &m.Since}, m.CompanyRow.dest()...)
+	}
+	rows, err := selectRows(ctx, q, "membership pages", query, dest,
+		pq.Array(persons), pq.Array(afterRoots), pq.Array(afterPositions), pq.Array(limits))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[MembershipPageKey]MembershipPageRows, n)
+	for _, r := range rows {
+		k := keys[r.i-1]
+		p := out[k]
+		p.Total = int(r.total)
+		if r.position != nil {
+			r.membership.PersonID, r.membership.Root = *r.personID, *r.root
+			p.Rows = append(p.Rows, r.membership)
+			p.Positions = append(p.Positions, int(*r.position))
+		}
+		out[k] = p
+	}
+	return out, nil
+}
+
 // SimplesPeriodRow is a closed enrolment period.
 type SimplesPeriodRow struct {
 	Root   string    `db:"root"`

@@ -217,13 +217,45 @@ func (s *Store) Memberships(ctx context.Context, personIDs []string) (map[string
 	}
 	out := make(map[string][]model.Membership, len(personIDs))
 	for i := range rows {
-		r := &rows[i]
-		root := r.Root // the member's root, even if its company row were missing
-		out[r.PersonID] = append(out[r.PersonID], model.Membership{
-			Since:   r.Since,
-			Role:    codes.role(r.Role),
-			Company: codes.company(&root, &r.CompanyRow),
-		})
+		out[rows[i].PersonID] = append(out[rows[i].PersonID], codes.membership(&rows[i]))
+	}
+	return out, nil
+}
+
+// membership is a membership row with its company.
+func (c *Codes) membership(r *MembershipRow) model.Membership {
+	root := r.Root // the member's root, even if its company row were missing
+	return model.Membership{Since: r.Since, Role: c.role(r.Role), Company: c.company(&root, &r.CompanyRow)}
+}
+
+// MembershipPage is a page of a person's memberships and the person's
+// membership count.
+type MembershipPage struct {
+	Total       int
+	Memberships []model.Membership
+	Positions   []int // each membership's position within its company's members (for cursors)
+	HasNext     bool
+}
+
+// MembershipPages returns the asked pages of persons' memberships.
+func (s *Store) MembershipPages(ctx context.Context, keys []MembershipPageKey) (map[MembershipPageKey]MembershipPage, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := QueryMembershipPages(ctx, s.Q, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[MembershipPageKey]MembershipPage, len(pages))
+	for k, p := range pages {
+		n := min(len(p.Rows), k.First)
+		page := MembershipPage{Total: p.Total, HasNext: len(p.Rows) > k.First,
+			Memberships: make([]model.Membership, n), Positions: p.Positions[:n]}
+		for i := range n {
+			page.Memberships[i] = codes.membership(&p.Rows[i])
+		}
+		out[k] = page
 	}
 	return out, nil
 }

@@ -99,6 +99,18 @@ type ComplexityRoot struct {
 		Since   func(childComplexity int) int
 	}
 
+	MembershipConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MembershipEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Nature struct {
 		ID        func(childComplexity int) int
 		TextOrNil func(childComplexity int) int
@@ -143,7 +155,7 @@ type ComplexityRoot struct {
 		Age        func(childComplexity int) int
 		Country    func(childComplexity int) int
 		ID         func(childComplexity int) int
-		Membership func(childComplexity int) int
+		Membership func(childComplexity int, first *int, after *string) int
 		Name       func(childComplexity int) int
 		TaxID      func(childComplexity int) int
 		Type       func(childComplexity int) int
@@ -256,7 +268,7 @@ type OfficeResolver interface {
 	Company(ctx context.Context, obj *model.Office) (*model.Company, error)
 }
 type PersonResolver interface {
-	Membership(ctx context.Context, obj *model.Person) ([]model.Membership, error)
+	Membership(ctx context.Context, obj *model.Person, first *int, after *string) (*MembershipConnection, error)
 }
 type QueryResolver interface {
 	Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int) (*model.Office, error)
@@ -508,6 +520,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Membership.Since(childComplexity), true
 
+	case "MembershipConnection.edges":
+		if e.ComplexityRoot.MembershipConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Edges(childComplexity), true
+	case "MembershipConnection.nodes":
+		if e.ComplexityRoot.MembershipConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Nodes(childComplexity), true
+	case "MembershipConnection.pageInfo":
+		if e.ComplexityRoot.MembershipConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.PageInfo(childComplexity), true
+	case "MembershipConnection.totalCount":
+		if e.ComplexityRoot.MembershipConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.TotalCount(childComplexity), true
+
+	case "MembershipEdge.cursor":
+		if e.ComplexityRoot.MembershipEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Cursor(childComplexity), true
+	case "MembershipEdge.node":
+		if e.ComplexityRoot.MembershipEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Node(childComplexity), true
+
 	case "Nature.id":
 		if e.ComplexityRoot.Nature.ID == nil {
 			break
@@ -686,7 +736,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Membership(childComplexity), true
+		args, err := ec.field_Person_membership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Membership(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.name":
 		if e.ComplexityRoot.Person.Name == nil {
 			break
@@ -1419,8 +1474,36 @@ type Person {
   age: String
   "Country of a foreign person."
   country: Country
-  "The person's memberships in companies."
-  membership: [Membership!]!
+  """
+  The person's memberships in companies, in company id order, in pages: a
+  person can be a member of thousands of companies.
+  """
+  membership(
+    "Page size, 1 to 100."
+    first: Int = 20
+    "Cursor after which the page starts (` + "`" + `pageInfo.endCursor` + "`" + ` of the previous page)."
+    after: String
+  ): MembershipConnection!
+}
+
+"A page of memberships."
+type MembershipConnection {
+  "Number of memberships of the person."
+  totalCount: Int!
+  "The memberships of this page."
+  nodes: [Membership!]!
+  "The memberships of this page with their cursors."
+  edges: [MembershipEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+}
+
+"A membership in a page."
+type MembershipEdge {
+  "Opaque cursor of this membership."
+  cursor: String!
+  "The membership."
+  node: Membership!
 }
 
 "A person's role in one company, seen from the person."
@@ -1717,6 +1800,30 @@ func (ec *executionContext) childFields_Membership(ctx context.Context, field gr
 		return ec.fieldContext_Membership_company(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Membership", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_MembershipConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MembershipEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Nature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2100,6 +2207,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // region    ***************************** args.gotpl *****************************
 
 func (ec *executionContext) field_Company_offices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_membership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -3367,6 +3496,180 @@ func (ec *executionContext) fieldContext_Membership_company(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _MembershipConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MembershipConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Membership) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembershipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []MembershipEdge) graphql.Marshaler {
+			return ec.marshalNMembershipEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Membership) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembership(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Nature_id(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4238,25 +4541,37 @@ func (ec *executionContext) _Person_membership(ctx context.Context, field graphq
 			return ec.fieldContext_Person_membership(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Membership(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Membership(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.Membership) graphql.Marshaler {
-			return ec.marshalNMembership2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembershipᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *MembershipConnection) graphql.Marshaler {
+			return ec.marshalNMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_membership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Membership(ctx, field)
+			return ec.childFields_MembershipConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_membership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7445,6 +7760,102 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var membershipConnectionImplementors = []string{"MembershipConnection"}
+
+func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.SelectionSet, obj *MembershipConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipConnection")
+		case "totalCount":
+			out.Values[i] = ec._MembershipConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._MembershipConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._MembershipConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MembershipConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var membershipEdgeImplementors = []string{"MembershipEdge"}
+
+func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.SelectionSet, obj *MembershipEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipEdge")
+		case "cursor":
+			out.Values[i] = ec._MembershipEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MembershipEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var natureImplementors = []string{"Nature"}
 
 func (ec *executionContext) _Nature(ctx context.Context, sel ast.SelectionSet, obj *model.Code) graphql.Marshaler {
@@ -9259,6 +9670,46 @@ func (ec *executionContext) marshalNMembership2ᚕgithubᚗcomᚋcnpjgraphᚋcnp
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMembership2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembership(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMembership2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembership(ctx context.Context, sel ast.SelectionSet, v *model.Membership) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx context.Context, sel ast.SelectionSet, v *MembershipConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MembershipConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipEdge(ctx context.Context, sel ast.SelectionSet, v MembershipEdge) graphql.Marshaler {
+	return ec._MembershipEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []MembershipEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMembershipEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {

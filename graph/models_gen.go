@@ -12,6 +12,26 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
+// A page of memberships.
+type MembershipConnection struct {
+	// Number of memberships of the person.
+	TotalCount int `json:"totalCount"`
+	// The memberships of this page.
+	Nodes []model.Membership `json:"nodes"`
+	// The memberships of this page with their cursors.
+	Edges []MembershipEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A membership in a page.
+type MembershipEdge struct {
+	// Opaque cursor of this membership.
+	Cursor string `json:"cursor"`
+	// The membership.
+	Node *model.Membership `json:"node"`
+}
+
 // A page of establishments.
 type OfficeConnection struct {
 	// Number of establishments of the company.

@@ -24,11 +24,14 @@ const nestedQuery = `query($ids: [String!]!) {
         role { id }
         person {
           name
-          membership {
-            role { id }
-            company {
-              name
-              offices(first: 3) { totalCount nodes { taxId status { id } } }
+          membership(first: 5) {
+            totalCount
+            nodes {
+              role { id }
+              company {
+                name
+                offices(first: 3) { totalCount nodes { taxId status { id } } }
+              }
             }
           }
         }
@@ -103,7 +106,7 @@ func TestRoundTripsPerLevel(t *testing.T) {
 	}
 	// Company 7 has four members; its last is also a member of company 8.
 	members := at(t, items[7], "company", "members").([]any)
-	ms := at(t, members[2], "person", "membership").([]any)
+	ms := at(t, members[2], "person", "membership", "nodes").([]any)
 	if len(members) != 4 || len(ms) != 2 || at(t, ms, 1, "company", "offices", "nodes", 0, "taxId") != ids[8] {
 		t.Errorf("company 7: %v", members)
 	}

@@ -68,7 +68,7 @@ const benchQuery = `query($id: String!) {
       name
       members {
         role { id }
-        person { id name membership { role { id } company { id name equity } } }
+        person { id name membership { nodes { role { id } company { id name equity } } } }
       }
     }
   }

@@ -25,14 +25,17 @@ query Example {
         person {
           name
           type
-          membership {
-            role { text }
-            company {
-              id
-              name
-              offices(first: 3) {
-                totalCount
-                nodes { taxId alias head }
+          membership(first: 10) {
+            totalCount
+            nodes {
+              role { text }
+              company {
+                id
+                name
+                offices(first: 3) {
+                  totalCount
+                  nodes { taxId alias head }
+                }
               }
             }
           }

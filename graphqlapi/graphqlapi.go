@@ -32,14 +32,14 @@ import (
 // Defaults of the protections; Options override them.
 const (
 	// DefaultMaxComplexity admits offices(50) six levels deep (office →
-	// company → members → person → membership → company → offices(first: 3),
-	// ~26,500 with the costs of Complexity) and rejects the same for 100
-	// tax ids (~53,000) or anything fanning out further.
+	// company → members → person → membership(first: 5) → company →
+	// offices(first: 3), ~29,000 with the costs of Complexity) and rejects
+	// the same for 100 tax ids (~58,000) or anything fanning out further.
 	DefaultMaxComplexity = 30000
 	// DefaultMaxDepth admits the deepest useful path (office → company →
-	// members → person → membership → company → offices → edges → node →
-	// field is 10) with a little room.
-	DefaultMaxDepth = 12
+	// members → person → membership → edges → node → company → offices →
+	// edges → node → field is 12) with a little room.
+	DefaultMaxDepth = 14
 	// DefaultMaxTokens bounds the parser's work on one query: GraphiQL's
 	// introspection query is about 300 tokens, offices(100) about 250.
 	DefaultMaxTokens = 5000

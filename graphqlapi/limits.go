@@ -104,30 +104,33 @@ func Depth(doc *ast.QueryDocument, op *ast.OperationDefinition) int {
 // Complexity prices fields for extension.FixedComplexityLimit. A field
 // costs 1 plus its selection; a list costs its selection times the number
 // of items it will hold: the tax ids asked for, the page size, or, where
-// the data decides, a typical count (members of a company, memberships of a
-// person). Loader batching keeps SQL per level constant, so the limit is on
-// the size of the answer, which grows with these products.
+// the data decides, a typical count (members of a company). Loader
+// batching keeps SQL per level constant, so the limit is on the size of the
+// answer, which grows with these products.
 func Complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	c.Query.Offices = func(child int, taxIDs []string, _ *bool, _ []string, _ *graph.Strategy, _, _ *int) int {
 		// More than MaxOffices is rejected with its own sentence (RootLookups).
 		return 1 + min(len(taxIDs), resolvers.MaxOffices)*child
 	}
-	c.Company.Offices = func(child int, first *int, _ *string) int {
-		n := resolvers.DefaultPageSize
-		if first != nil {
-			n = min(max(*first, 1), resolvers.MaxPageSize)
-		}
-		return 1 + n*child
-	}
+	c.Company.Offices = page
+	c.Person.Membership = page
 	c.Company.Members = func(child int) int { return 1 + TypicalMembers*child }
 	c.RegistryRecord.Members = func(child int) int { return 1 + TypicalMembers*child }
-	c.Person.Membership = func(child int) int { return 1 + TypicalMemberships*child }
 	return c
 }
 
-// Typical list sizes the complexity assumes where the data decides.
-const (
-	TypicalMembers     = 5
-	TypicalMemberships = 5
-)
+// page prices a connection: its selection times the page size asked for.
+func page(child int, first *int, _ *string) int {
+	n := resolvers.DefaultPageSize
+	if first != nil {
+		n = min(max(*first, 1), resolvers.MaxPageSize)
+	}
+	return 1 + n*child
+}
+
+// TypicalMembers is the list size the complexity assumes for a company's
+// members, where the data decides (a few, rarely dozens). The lists that
+// can run to thousands (a company's offices, a person's memberships) are
+// paginated and priced by their page size.
+const TypicalMembers = 5

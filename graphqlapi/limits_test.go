@@ -38,6 +38,8 @@ func TestValidationAsREST(t *testing.T) {
 		{`{ offices(taxIds: ["` + dbtest.SerproBranch + `", "1"]) { taxId } }`, []string{"taxIds[1] must be a valid CNPJ"}},
 		{`{ company(id: "` + dbtest.BigRoot + `") { offices(first: 0, after: "x") { totalCount } } }`, []string{
 			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+		{`{ person(id: "` + dbtest.SerproMembers[0].Person.ID() + `") { membership(first: 101, after: "x") { totalCount } } }`, []string{
+			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
 	}
 	for _, c := range cases {
 		e := s.post(t, c.query, nil).only(t)
@@ -68,11 +70,11 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%s: %d SQL statements before the rejection", name, n)
 		}
 	}
-	reject("depth", `{ office(taxId: "`+dbtest.SerproBranch+`") { company { members { person { membership { company { name } } } } } } }`,
-		graphqlapi.ErrDepthLimit, "query depth 7 exceeds the limit of 5")
+	reject("depth", `{ office(taxId: "`+dbtest.SerproBranch+`") { company { members { person { membership { nodes { company { name } } } } } } } }`,
+		graphqlapi.ErrDepthLimit, "query depth 8 exceeds the limit of 5")
 	reject("depth through fragments", `{ ...a } fragment a on Query { office(taxId: "`+dbtest.SerproBranch+`") { ...b } }
-		fragment b on Office { company { members { ...c } } } fragment c on Member { person { membership { company { name } } } }`,
-		graphqlapi.ErrDepthLimit, "query depth 7 exceeds the limit of 5")
+		fragment b on Office { company { members { ...c } } } fragment c on Member { person { membership { nodes { company { name } } } } }`,
+		graphqlapi.ErrDepthLimit, "query depth 8 exceeds the limit of 5")
 	reject("complexity", `{ company(id: "`+dbtest.BigRoot+`") { offices(first: 100) { nodes { taxId alias } } } }`,
 		"COMPLEXITY_LIMIT_EXCEEDED", "operation has complexity 302, which exceeds the limit of 200")
 	reject("tokens", `{ offices(taxIds: [`+strings.Repeat(`"`+dbtest.SerproBranch+`",`, 300)+`]) { taxId } }`,

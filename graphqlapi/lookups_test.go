@@ -87,7 +87,7 @@ func TestLookups(t *testing.T) {
 	r := s.post(t, `query($andre: ID!) {
 		company(id: "`+dbtest.AlphaRoot+`") { id name simples { optant since } simei { optant since } nature { id text } size { acronym } }
 		padded: company(id: "0") { id }
-		person(id: $andre) { id name type taxId age membership { role { id text } company { id name } } }
+		person(id: $andre) { id name type taxId age membership { totalCount nodes { role { id text } company { id name } } } }
 		rfb(taxId: "`+dbtest.BigHead+`") { taxId name equity special { text } specialDate registrations { state } members { person { name } agent { person { name } role { id } } } }
 		simples(taxId: "`+dbtest.AlphaTaxID+`", history: true) { taxId simples { optant history { from until text } } simei { optant since history { from until text } } }
 		abroad: office(taxId: "`+dbtest.AbroadTaxID+`") { address { municipality city state country { id name } } company { size { id } } }
@@ -100,7 +100,8 @@ func TestLookups(t *testing.T) {
 	if at(t, r.Data, "company", "id") != dbtest.AlphaRoot || at(t, r.Data, "company", "simei", "since") != "2021-01-01" {
 		t.Errorf("company: %v", r.Data["company"])
 	}
-	if at(t, r.Data, "person", "age") != "51-60" || len(at(t, r.Data, "person", "membership").([]any)) != 2 {
+	if at(t, r.Data, "person", "age") != "51-60" || len(at(t, r.Data, "person", "membership", "nodes").([]any)) != 2 ||
+		at(t, r.Data, "person", "membership", "totalCount") != json.Number("2") {
 		t.Errorf("person: %v", r.Data["person"])
 	}
 	if at(t, r.Data, "rfb", "special", "text") != dbtest.FixtureSpecial || len(at(t, r.Data, "rfb", "registrations").([]any)) != 0 {

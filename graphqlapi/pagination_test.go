@@ -2,11 +2,13 @@ package graphqlapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/resolvers"
 )
 
 // TestOfficePagination walks a company's offices page by page with the
@@ -57,6 +59,95 @@ func TestOfficePagination(t *testing.T) {
 		if got[i] != company.Offices[i].TaxID {
 			t.Fatalf("office %d: paged %s, REST %s", i, got[i], company.Offices[i].TaxID)
 		}
+	}
+}
+
+// TestMembershipPagination walks the memberships of a person who is a
+// member of 23 companies, twice of one of them, page by page with the
+// cursors, and finds exactly the REST person lookup's list, in its order;
+// the pages of many persons are one statement.
+func TestMembershipPagination(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	p := dbtest.Person{Type: "NATURAL", TaxID: "***765432**", Name: "SOCIA DE MUITAS"}
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,'5',NULL)`, p.ID(), p.Type, p.TaxID, p.Name)
+	for i := 22; i >= 0; i-- { // inserted out of order: the order is the query's
+		root := fmt.Sprintf("6%07d", i)
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.companies VALUES ($1,$2,'2062','49',1000.00,'01',NULL)`, root, fmt.Sprintf("EMPRESA %02d LTDA", i))
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,3,$2,'49','2010-01-01',NULL,NULL)`, root, p.ID())
+		if i == 5 { // also her own representative's role, further down the list
+			dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,7,$2,'05','2012-01-01',NULL,NULL)`, root, p.ID())
+		}
+	}
+	s := serverOver(t, d, serverOptions{})
+	const q = `query($id: ID!, $after: String) { person(id: $id) {
+		membership(first: 5, after: $after) { totalCount
+			edges { cursor node { role { id } company { id name } } }
+			pageInfo { hasNextPage endCursor } } } }`
+	type item struct{ root, role string }
+	var got []item
+	vars := map[string]any{"id": p.ID()}
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("pagination does not end")
+		}
+		conn := at(t, s.post(t, q, vars).ok(t).Data, "person", "membership")
+		if n := at(t, conn, "totalCount"); n != json.Number("24") {
+			t.Fatalf("totalCount = %v, want 24", n)
+		}
+		edges := at(t, conn, "edges").([]any)
+		for _, e := range edges {
+			got = append(got, item{at(t, e, "node", "company", "id").(string), at(t, e, "node", "role", "id").(json.Number).String()})
+		}
+		if len(edges) > 0 && at(t, edges[len(edges)-1], "cursor") != at(t, conn, "pageInfo", "endCursor") {
+			t.Fatalf("endCursor is not the last edge's cursor: %v", conn)
+		}
+		if at(t, conn, "pageInfo", "hasNextPage") != true {
+			if len(edges) != 4 {
+				t.Fatalf("last page has %d memberships, want 4", len(edges))
+			}
+			break
+		}
+		if len(edges) != 5 {
+			t.Fatalf("a full page has %d memberships", len(edges))
+		}
+		vars["after"] = at(t, conn, "pageInfo", "endCursor")
+	}
+	// The REST person lookup lists the same memberships in the same order.
+	var person struct {
+		Membership []struct {
+			Role    struct{ ID int }
+			Company struct{ ID int }
+		}
+	}
+	if err := json.Unmarshal(s.restGet(t, "/person/"+p.ID()), &person); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(person.Membership) {
+		t.Fatalf("paged %d memberships, REST lists %d", len(got), len(person.Membership))
+	}
+	for i, m := range person.Membership {
+		if want := (item{fmt.Sprint(m.Company.ID), fmt.Sprint(m.Role.ID)}); got[i] != want {
+			t.Fatalf("membership %d: paged %v, REST %v", i, got[i], want)
+		}
+	}
+	if got[5] != (item{"60000005", "49"}) || got[6] != (item{"60000005", "5"}) {
+		t.Errorf("the two roles in company 60000005: %v", got[5:7])
+	}
+
+	// Another list's cursor, or a forged one, is a bad argument.
+	for _, after := range []string{resolvers.OfficeCursor(dbtest.SerproBranch), "bWVtYmVyc2hpcDo2MDAwMDAwNQ"} {
+		vars["after"] = after
+		e := s.post(t, q, vars).only(t)
+		if e.Extensions["code"] != "BAD_REQUEST" || fmt.Sprint(e.Extensions["constraints"]) != "[after must be a cursor from pageInfo.endCursor]" {
+			t.Errorf("after %q: %+v", after, e)
+		}
+	}
+	// Past the end: an empty page, not an error.
+	vars["after"] = resolvers.MembershipCursor("99999999", 0)
+	conn := at(t, s.post(t, q, vars).ok(t).Data, "person", "membership")
+	if len(at(t, conn, "edges").([]any)) != 0 || at(t, conn, "pageInfo", "hasNextPage") != false || at(t, conn, "pageInfo", "endCursor") != nil {
+		t.Errorf("past the end: %v", conn)
 	}
 }
 

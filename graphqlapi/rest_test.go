@@ -45,7 +45,7 @@ func TestSameAsREST(t *testing.T) {
 	  simples { optant since } simei { optant since } ` + membersFields + `
 	  offices(first: 100) { nodes { taxId alias founded head statusDate status { id text } reason { id text } mainActivity { id text } } } } }`
 	personQ := `query($id: ID!) { x: person(id: $id) { updated ` + personFields + `
-	  membership { since role { id text } company { id name equity nature { id text } size { id acronym text } } } } }`
+	  membership(first: 100) { nodes { since role { id text } company { id name equity nature { id text } size { id acronym text } } } } } }`
 	simplesQ := `query($id: String!) { x: simples(taxId: $id, history: true) { updated taxId
 	  simples { optant since history { from until text } } simei { optant since history { from until text } } } }`
 
@@ -69,9 +69,12 @@ func TestSameAsREST(t *testing.T) {
 			rest := s.rest(t, c.rest)
 			g := s.post(t, c.query, map[string]any{"id": c.id}).ok(t)
 			gql := g.Data["x"].(map[string]any)
-			// The company lookup's office list is a page in GraphQL.
-			if offices, ok := gql["offices"].(map[string]any); ok {
-				gql["offices"] = offices["nodes"]
+			// The company's office list and the person's memberships are
+			// pages in GraphQL.
+			for _, list := range []string{"offices", "membership"} {
+				if page, ok := gql[list].(map[string]any); ok {
+					gql[list] = page["nodes"]
+				}
 			}
 			var diffs []string
 			compare("", rest, gql, &diffs)

@@ -22,14 +22,15 @@ const Wait = time.Millisecond
 // Loaders is one request's set of loaders. Its caches live as long as the
 // request, so a value is read at most once per request.
 type Loaders struct {
-	Offices        *dataloader.Loader[string, model.Office]       // by tax id; with Company (no members) and Simples
-	Companies      *dataloader.Loader[string, model.Company]      // by root; with Simples
-	CompanyOffices *dataloader.Loader[string, []model.Office]     // by root; office summaries
-	OfficePages    *dataloader.Loader[db.PageKey, db.OfficePage]  // a page of a company's office summaries
-	Members        *dataloader.Loader[string, []model.Member]     // by root
-	Persons        *dataloader.Loader[string, model.Person]       // by person id
-	Memberships    *dataloader.Loader[string, []model.Membership] // by person id
-	SimplesHistory *dataloader.Loader[string, db.SimplesHistory]  // by root
+	Offices         *dataloader.Loader[string, model.Office]                    // by tax id; with Company (no members) and Simples
+	Companies       *dataloader.Loader[string, model.Company]                   // by root; with Simples
+	CompanyOffices  *dataloader.Loader[string, []model.Office]                  // by root; office summaries
+	OfficePages     *dataloader.Loader[db.PageKey, db.OfficePage]               // a page of a company's office summaries
+	Members         *dataloader.Loader[string, []model.Member]                  // by root
+	Persons         *dataloader.Loader[string, model.Person]                    // by person id
+	Memberships     *dataloader.Loader[string, []model.Membership]              // by person id
+	MembershipPages *dataloader.Loader[db.MembershipPageKey, db.MembershipPage] // a page of a person's memberships
+	SimplesHistory  *dataloader.Loader[string, db.SimplesHistory]               // by root
 }
 
 // Store is what the loaders need from the database.
@@ -41,6 +42,7 @@ type Store interface {
 	Members(ctx context.Context, roots []string) (map[string][]model.Member, error)
 	Persons(ctx context.Context, ids []string) (map[string]model.Person, error)
 	Memberships(ctx context.Context, personIDs []string) (map[string][]model.Membership, error)
+	MembershipPages(ctx context.Context, keys []db.MembershipPageKey) (map[db.MembershipPageKey]db.MembershipPage, error)
 	SimplesPeriods(ctx context.Context, roots []string) (map[string]db.SimplesHistory, error)
 }
 
@@ -51,14 +53,15 @@ func New(store Store) *Loaders { return NewWithWait(store, Wait) }
 // long one so that batch counts do not depend on scheduling.
 func NewWithWait(store Store, wait time.Duration) *Loaders {
 	return &Loaders{
-		Offices:        one(store.Offices, "office", wait),
-		Companies:      one(store.Companies, "company", wait),
-		CompanyOffices: many(store.CompanyOffices, wait),
-		OfficePages:    many(store.CompanyOfficePages, wait),
-		Members:        many(store.Members, wait),
-		Persons:        one(store.Persons, "person", wait),
-		Memberships:    many(store.Memberships, wait),
-		SimplesHistory: many(store.SimplesPeriods, wait),
+		Offices:         one(store.Offices, "office", wait),
+		Companies:       one(store.Companies, "company", wait),
+		CompanyOffices:  many(store.CompanyOffices, wait),
+		OfficePages:     many(store.CompanyOfficePages, wait),
+		Members:         many(store.Members, wait),
+		Persons:         one(store.Persons, "person", wait),
+		Memberships:     many(store.Memberships, wait),
+		MembershipPages: many(store.MembershipPages, wait),
+		SimplesHistory:  many(store.SimplesPeriods, wait),
 	}
 }
 

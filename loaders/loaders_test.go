@@ -91,24 +91,35 @@ func TestLevels(t *testing.T) {
 			t.Errorf("member %d: %s", i, m.Person.Name)
 		}
 	}
-	// Next level: every member's person and memberships, one statement each.
+	// Next level: every member's person, memberships and a page of them,
+	// one statement each.
 	var ids []string
+	var pageKeys []db.MembershipPageKey
 	for _, ms := range members {
 		for _, m := range ms {
 			ids = append(ids, m.Person.ID)
+			pageKeys = append(pageKeys, db.MembershipPageKey{PersonID: m.Person.ID, First: 1})
 		}
 	}
 	before := n.Load()
 	persons := l.Persons.LoadMany(ctx, ids)
 	memberships := l.Memberships.LoadMany(ctx, ids)
+	pages := l.MembershipPages.LoadMany(ctx, pageKeys)
 	ps, errs := persons()
 	ms, _ := memberships()
-	if n.Load()-before != 2 {
-		t.Errorf("%d statements for persons and memberships of %d members", n.Load()-before, len(ids))
+	pgs, pageErrs := pages()
+	if n.Load()-before != 3 {
+		t.Errorf("%d statements for persons, memberships and pages of %d members", n.Load()-before, len(ids))
 	}
 	for i := range ids {
 		if errs != nil && errs[i] != nil || ps[i].ID != ids[i] || len(ms[i]) == 0 {
 			t.Errorf("person %s: %+v %v", ids[i], ps[i], ms[i])
+		}
+		// A page of one: the first membership, and whether more follow.
+		p := pgs[i]
+		if pageErrs != nil && pageErrs[i] != nil || p.Total != len(ms[i]) || len(p.Memberships) != 1 ||
+			p.Memberships[0].Company.Root != ms[i][0].Company.Root || p.HasNext != (len(ms[i]) > 1) {
+			t.Errorf("person %s: page %+v, memberships %d", ids[i], p, len(ms[i]))
 		}
 	}
 	// A second load of the same keys is served from the request's cache.

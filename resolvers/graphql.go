@@ -2,10 +2,7 @@ package resolvers
 
 import (
 	"context"
-	"encoding/base64"
-	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -13,7 +10,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
-	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/model"
@@ -166,118 +162,6 @@ func (r *Resolver) company(ctx context.Context, root string) (*model.Company, er
 		return nil, storeErr(err, fault.MsgCompanyNotFound)
 	}
 	return &c, nil
-}
-
-// Cursors are opaque to clients; inside they are the office's tax id, so a
-// page starts after it even when offices were added or removed since.
-const cursorPrefix = "office:"
-
-// OfficeCursor is the cursor of the office with taxID.
-func OfficeCursor(taxID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + taxID))
-}
-
-func parseCursor(s string) (string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
-		return "", false
-	}
-	return strings.TrimPrefix(string(b), cursorPrefix), true
-}
-
-// officePage answers Company.offices. The company's office summaries come
-// from one loader batch for every company at this level; only when the
-// client selects fields beyond the summary (address, phones, ...) are the
-// page's offices loaded in full, again in one batch for the level.
-func (r *Resolver) officePage(ctx context.Context, root string, first *int, after *string) (*graph.OfficeConnection, error) {
-	var cs Constraints
-	n := DefaultPageSize
-	if first != nil {
-		n = *first
-		if n < 1 || n > MaxPageSize {
-			cs.Add(fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
-		}
-	}
-	var afterTaxID string
-	if after != nil {
-		var ok bool
-		if afterTaxID, ok = parseCursor(*after); !ok {
-			cs.Add("after must be a cursor from pageInfo.endCursor")
-		}
-	}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
-	}
-	l := r.Service.loaders(ctx)
-	// Only the page is read, never the company's thousands of offices.
-	p, err := l.OfficePages.Load(ctx, db.PageKey{Root: root, After: afterTaxID, First: n})()
-	if err != nil {
-		return nil, storeErr(err, "")
-	}
-	page := p.Offices
-	if len(page) > 0 && wantsFullOffices(ctx) {
-		keys := make([]string, len(page))
-		for i, o := range page {
-			keys[i] = o.TaxID
-		}
-		full, errs := l.Offices.LoadMany(ctx, keys)()
-		for _, err := range errs {
-			if err != nil {
-				return nil, storeErr(err, "")
-			}
-		}
-		page = full
-	}
-	conn := &graph.OfficeConnection{
-		TotalCount: p.Total,
-		Nodes:      page,
-		Edges:      make([]graph.OfficeEdge, len(page)),
-		PageInfo:   &graph.PageInfo{HasNextPage: p.HasNext},
-	}
-	for i := range page {
-		conn.Edges[i] = graph.OfficeEdge{Cursor: OfficeCursor(page[i].TaxID), Node: &page[i]}
-	}
-	if len(page) > 0 {
-		c := OfficeCursor(page[len(page)-1].TaxID)
-		conn.PageInfo.EndCursor = &c
-	}
-	return conn, nil
-}
-
-// summaryFields are the Office fields an office summary (the company's
-// office list) carries; company resolves by root on its own.
-var summaryFields = map[string]bool{
-	"__typename": true, "updated": true, "taxId": true, "alias": true, "founded": true, "head": true,
-	"statusDate": true, "status": true, "reason": true, "mainActivity": true, "company": true,
-}
-
-// wantsFullOffices reports whether the current OfficeConnection field
-// selects, under nodes or edges.node, an Office field the summary lacks.
-func wantsFullOffices(ctx context.Context) bool {
-	op := graphql.GetOperationContext(ctx)
-	beyond := func(sel ast.SelectionSet) bool {
-		for _, f := range graphql.CollectFields(op, sel, []string{"Office"}) {
-			if !summaryFields[f.Name] {
-				return true
-			}
-		}
-		return false
-	}
-	for _, f := range graphql.CollectFieldsCtx(ctx, []string{"OfficeConnection"}) {
-		switch f.Name {
-		case "nodes":
-			if beyond(f.Selections) {
-				return true
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"OfficeEdge"}) {
-				if e.Name == "node" && beyond(e.Selections) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // orEmpty keeps a non-null list non-null when a 1:N loader found no rows.

@@ -17,14 +17,10 @@ func (r *memberResolver) Company(ctx context.Context, obj *model.Member) (*model
 	return r.company(ctx, obj.Root)
 }
 
-// Membership loads the person's roles in companies, for every person of
+// Membership pages through the person's memberships, for every person of
 // the level in one batch.
-func (r *personResolver) Membership(ctx context.Context, obj *model.Person) ([]model.Membership, error) {
-	m, err := r.Service.loaders(ctx).Memberships.Load(ctx, obj.ID)()
-	if err != nil {
-		return nil, storeErr(err, "")
-	}
-	return orEmpty(m), nil
+func (r *personResolver) Membership(ctx context.Context, obj *model.Person, first *int, after *string) (*graph.MembershipConnection, error) {
+	return r.membershipPage(ctx, obj.ID, first, after)
 }
 
 func (r *Resolver) Member() graph.MemberResolver { return &memberResolver{r} }

@@ -94,7 +94,7 @@ head -n 2000 "$work/taxids" > "$work/edge-taxids"
 echo "== warming the edge's cache with 2,000 tax ids (fetched from A once, then served from its overlay)"
 while read -r t; do curl -fs -o /dev/null "http://$E/office/$t?simples=true&strategy=CACHE_IF_ERROR&maxAge=1"; done < "$work/edge-taxids"
 
-gql='{"query":"query($t: String!) { office(taxId: $t) { taxId company { name members { role { id } person { id name membership { since role { id } company { id name } } } } } } }","variables":{"t":"%s"}}'
+gql='{"query":"query($t: String!) { office(taxId: $t) { taxId company { name members { role { id } person { id name membership { nodes { since role { id } company { id name } } } } } } } }","variables":{"t":"%s"}}'
 reps=${BENCH_REPEAT:-3}
 echo "== $reps rounds of interleaved runs: $conns connections, ${secs}s each, wrk on this machine"
 for i in $(seq 1 "$reps"); do

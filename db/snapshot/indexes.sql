@@ -4,7 +4,7 @@ ALTER TABLE offices ADD PRIMARY KEY (tax_id);
 CREATE INDEX offices_root ON offices (root, tax_id);
 ALTER TABLE persons ADD PRIMARY KEY (id);
 CREATE INDEX members_root ON members (root, position);
-CREATE INDEX members_person ON members (person_id);
+CREATE INDEX members_person ON members (person_id, root, position);
 CREATE INDEX members_agent ON members (agent_person_id) WHERE agent_person_id IS NOT NULL;
 ALTER TABLE simples ADD PRIMARY KEY (root);
 ALTER TABLE simples_periods ADD PRIMARY KEY (root, regime, since);
