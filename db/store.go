@@ -128,15 +128,20 @@ func (s *Store) CompanyOfficePages(ctx context.Context, keys []PageKey) (map[Pag
 	}
 	out := make(map[PageKey]OfficePage, len(pages))
 	for k, p := range pages {
-		page := OfficePage{Total: p.Total, HasNext: len(p.Rows) > k.First}
-		rows := p.Rows[:min(len(p.Rows), k.First)]
-		page.Offices = make([]model.Office, len(rows))
-		for i := range rows {
-			page.Offices[i] = codes.officeSummary(&rows[i])
-		}
-		out[k] = page
+		offices, hasNext := cutPage(p.Rows, k.First, codes.officeSummary)
+		out[k] = OfficePage{Total: p.Total, Offices: offices, HasNext: hasNext}
 	}
 	return out, nil
+}
+
+// cutPage converts the first rows of a page query's answer, which reads one
+// row more than the page holds to tell whether another page follows.
+func cutPage[R, V any](rows []R, first int, convert func(*R) V) (page []V, hasNext bool) {
+	page = make([]V, min(len(rows), first))
+	for i := range page {
+		page[i] = convert(&rows[i])
+	}
+	return page, len(rows) > first
 }
 
 // officeSummary is an office as the company's office list carries it.
@@ -249,13 +254,9 @@ func (s *Store) MembershipPages(ctx context.Context, keys []MembershipPageKey) (
 	}
 	out := make(map[MembershipPageKey]MembershipPage, len(pages))
 	for k, p := range pages {
-		n := min(len(p.Rows), k.First)
-		page := MembershipPage{Total: p.Total, HasNext: len(p.Rows) > k.First,
-			Memberships: make([]model.Membership, n), Positions: p.Positions[:n]}
-		for i := range n {
-			page.Memberships[i] = codes.membership(&p.Rows[i])
-		}
-		out[k] = page
+		memberships, hasNext := cutPage(p.Rows, k.First, codes.membership)
+		out[k] = MembershipPage{Total: p.Total, Memberships: memberships,
+			Positions: p.Positions[:len(memberships)], HasNext: hasNext}
 	}
 	return out, nil
 }
