@@ -182,16 +182,7 @@ func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	seats, err := documents.LoadMunicipalities(seatsPath(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := &documents.Locator{Seats: seats}
-	if geocoderURL != "" {
-		if loc.Geocoder, err = documents.NewGeocoder(geocoderURL, time.Second, 100); err != nil {
-			t.Fatal(err)
-		}
-	}
+	loc := testLocator(t, geocoderURL)
 	return func(d *rest.Deps) { d.Maps, d.Locator = maps, loc }
 }
 
@@ -363,12 +354,10 @@ func streetProvider(t *testing.T, fixed bool, seen *atomic.Value) *httptest.Serv
 	return srv
 }
 
-func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderURL string) func(*rest.Deps) {
+// testLocator locates by municipality seats and, with geocoderURL, by
+// that geocoder first.
+func testLocator(t *testing.T, geocoderURL string) *documents.Locator {
 	t.Helper()
-	street, err := documents.NewStreet(documents.StreetConfig{Template: template, Timeout: timeout})
-	if err != nil {
-		t.Fatal(err)
-	}
 	seats, err := documents.LoadMunicipalities(seatsPath(t))
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +368,16 @@ func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderUR
 			t.Fatal(err)
 		}
 	}
+	return loc
+}
+
+func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderURL string) func(*rest.Deps) {
+	t.Helper()
+	street, err := documents.NewStreet(documents.StreetConfig{Template: template, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := testLocator(t, geocoderURL)
 	return func(d *rest.Deps) { d.Street, d.Locator = street, loc }
 }
 
