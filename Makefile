@@ -40,11 +40,11 @@ lint: $(GOLANGCI_LINT)
 
 # Generated code must match the schema: regenerate and fail on any difference.
 generate-check:
-	@before=$$(git diff -- graph/ resolvers/ schema/ | sha256sum; git status --porcelain -- graph/ resolvers/ | sha256sum); \
+	@before=$$(git diff -- graph/ graphqlapi/ schema/ | sha256sum; git status --porcelain -- graph/ graphqlapi/ | sha256sum); \
 	 $(GO) tool gqlgen generate || exit 1; \
-	 after=$$(git diff -- graph/ resolvers/ schema/ | sha256sum; git status --porcelain -- graph/ resolvers/ | sha256sum); \
+	 after=$$(git diff -- graph/ graphqlapi/ schema/ | sha256sum; git status --porcelain -- graph/ graphqlapi/ | sha256sum); \
 	 if [ "$$before" != "$$after" ]; then \
-	   echo "generated code was stale: 'go tool gqlgen generate' changed graph/ or resolvers/; review and commit"; exit 1; \
+	   echo "generated code was stale: 'go tool gqlgen generate' changed graph/ or graphqlapi/; review and commit"; exit 1; \
 	 fi
 
 # The playground's browser test needs Debian's chromium.

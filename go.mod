@@ -19,6 +19,8 @@ require (
 	golang.org/x/sync v0.24.0
 )
 
+require github.com/caarlos0/env/v11 v11.4.2 // indirect
+
 require (
 	github.com/agnivade/levenshtein v1.2.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // clock is a settable time source shared by the service under test.
@@ -101,7 +102,7 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 func (e *env) start(mutate ...func(*Config)) (*Service, *httptest.Server) {
 	e.t.Helper()
 	cfg := Config{DB: e.db, JWTSecret: []byte("jwt-secret-for-tests"), SigningKey: []byte("signing-key-for-tests"),
-		Costs: DefaultCosts, Now: e.clock.Now, LedgerInterval: 20 * time.Millisecond}
+		Now: e.clock.Now, LedgerInterval: 20 * time.Millisecond}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -114,52 +115,53 @@ func (e *env) start(mutate ...func(*Config)) (*Service, *httptest.Server) {
 	return svc, srv
 }
 
+// router serves the routes the tests need. Each stands for a service
+// lookup: admitted and priced through the Meter, as the service layer does,
+// at the contract's default prices.
 func router(svc *Service) http.Handler {
 	r := chi.NewRouter()
-	r.Use(svc.Middleware(func(r *http.Request) string { return RoutePermission(r.URL.Path) }, testRender))
+	r.Use(svc.Middleware(DoorPermission, testRender))
+	m := svc.Meter()
+	prices := service.DefaultPrices
 	ok := func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = w.Write([]byte(`{}`))
 	}
-	priced := func(cost func() int) http.HandlerFunc {
+	lookup := func(permission string, price int, then http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			if err := Charge(r.Context(), cost()); err != nil {
+			if err := m.Admit(r.Context(), permission); err != nil {
 				testRender(w, r, err)
 				return
 			}
-			ok(w, r)
+			if err := m.Reserve(r.Context(), price); err != nil {
+				testRender(w, r, err)
+				return
+			}
+			then(w, r)
 		}
 	}
-	r.Get("/office/{taxId}", ok) // a cached answer: free
-	r.Get("/company/{id}", ok)
-	r.Get("/rfb/certificate", priced(func() int { return svc.Costs().Certificate }))
-	r.Get("/simples/certificate", priced(func() int { return svc.Costs().Certificate }))
-	r.Get("/office/{taxId}/map", priced(func() int { return svc.Costs().Map }))
-	r.Get("/office/{taxId}/street", priced(func() int { return svc.Costs().Street }))
-	r.Get("/rfb", func(w http.ResponseWriter, r *http.Request) { // online, then the upstream fails
-		if err := Charge(r.Context(), svc.Costs().Online); err != nil {
-			testRender(w, r, err)
-			return
-		}
+	r.Get("/office/{taxId}", lookup(ReadOffice, 0, ok)) // a cached answer: free
+	r.Get("/company/{id}", lookup(ReadCompany, 0, ok))
+	r.Get("/rfb/certificate", lookup(ReadCertificate, prices.Certificate, ok))
+	r.Get("/simples/certificate", lookup(ReadCertificate, prices.Certificate, ok))
+	r.Get("/office/{taxId}/map", lookup(ReadMap, prices.Map, ok))
+	r.Get("/office/{taxId}/street", lookup(ReadStreet, prices.Street, ok))
+	r.Get("/rfb", lookup(ReadRFB, prices.Online, func(w http.ResponseWriter, _ *http.Request) {
+		// Online, then the upstream fails: the error answer is refunded.
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"code":503,"message":"rfb data fetching is offline"}`))
-	})
+	}))
 	r.Post("/graphql", func(w http.ResponseWriter, r *http.Request) {
-		// A query of n lookups, each at most cost credits, and spending spend.
+		// A query of n office lookups costing cost credits each.
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		cost, _ := strconv.Atoi(r.URL.Query().Get("cost"))
-		spend, _ := strconv.Atoi(r.URL.Query().Get("spend"))
-		if err := Reserve(r.Context(), n-1); err != nil {
-			testRender(w, r, err)
-			return
-		}
-		if err := Hold(r.Context(), n*cost); err != nil {
-			testRender(w, r, err)
-			return
-		}
-		for range spend {
-			if err := Charge(r.Context(), 1); err != nil {
+		for range n {
+			if err := m.Admit(r.Context(), ReadOffice); err != nil {
+				testRender(w, r, err)
+				return
+			}
+			if err := m.Reserve(r.Context(), cost); err != nil {
 				testRender(w, r, err)
 				return
 			}
@@ -500,20 +502,28 @@ func TestSharedRateLimit(t *testing.T) {
 	expect(t, get(t, srv2, http.MethodGet, office, key), 200, "")
 }
 
-// GraphQL counts and prices a query's lookups before running it.
-func TestReserveAndHold(t *testing.T) {
+// Every lookup of a request counts against the rate (the first on the
+// request's own unit) and pays as it goes; an error answer refunds them all.
+func TestLookupsOfARequest(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a, key := e.account(5, 4, nil)
 	post := func(q string) answer { return get(t, e.srv, http.MethodPost, "/graphql?"+q, key) }
-	expect(t, post("n=5&cost=1"), 429, "rate limit exceeded") // 5 lookups > 4 per minute
-	expect(t, post("n=3&cost=2"), 429, "not enough credits", "required", 6, "remaining", 5)
-	// 3 lookups were counted by the previous request and 1 by this one's own arrival.
-	expect(t, post("n=1&cost=1&spend=1"), 429, "rate limit exceeded")
+	expect(t, post("n=5&cost=1"), 429, "rate limit exceeded") // the 5th lookup is over 4 a minute
+	if b := e.balance(a.ID); b != 5 {
+		t.Fatalf("balance %d after a refused request, want 5", b)
+	}
 	e.clock.Add(time.Minute)
-	expect(t, post("n=2&cost=2&spend=1"), 200, "") // holds 4, spends 1, 3 refunded
-	if b := e.balance(a.ID); b != 4 {
-		t.Fatalf("balance %d, want 4", b)
+	expect(t, post("n=3&cost=2"), 429, "not enough credits", "required", 2, "remaining", 1)
+	e.clock.Add(time.Minute)
+	expect(t, post("n=2&cost=2"), 200, "")
+	if b := e.balance(a.ID); b != 1 {
+		t.Fatalf("balance %d, want 1", b)
+	}
+	// A lookup outside a request of the middleware (the command line) is
+	// not accounted.
+	if err := e.svc.Meter().Admit(context.Background(), ReadOffice); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -593,12 +603,12 @@ func TestAdministration(t *testing.T) {
 func TestLedgerOfRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	a, key := e.account(100, 1, nil)
+	a, key := e.account(100, 2, nil)
 	ctx := context.Background()
 	_, restricted, _ := AddKey(ctx, e.db, a.ID, "", []string{ReadCompany})
 	expect(t, e.get(office, key), 200, "")
-	expect(t, e.get(office, key), 429, "rate limit exceeded")
 	expect(t, e.get(office, restricted), 403, "not enough privileges")
+	expect(t, e.get(office, key), 429, "rate limit exceeded")
 	expect(t, e.get(office, ""), 401, "missing authorization") // no account: no row
 	if err := e.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -618,7 +628,7 @@ func TestPanicRefunds(t *testing.T) {
 	e := newEnv(t)
 	a, key := e.account(10, 1000, nil)
 	h := e.svc.Middleware(nil, testRender)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		if err := Charge(r.Context(), 4); err != nil {
+		if err := e.svc.Meter().Reserve(r.Context(), 4); err != nil {
 			t.Error(err)
 		}
 		panic("boom")
@@ -635,9 +645,6 @@ func TestPanicRefunds(t *testing.T) {
 	}()
 	if b := e.balance(a.ID); b != 10 {
 		t.Fatalf("balance %d, want 10", b)
-	}
-	if err := Charge(context.Background(), 1); !errors.Is(err, ErrMissing) {
-		t.Fatalf("Charge outside a request: %v", err)
 	}
 }
 

@@ -34,7 +34,7 @@ func BenchmarkMiddleware(b *testing.B) {
 		b.Fatal(err)
 	}
 	trivial := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	perm := func(r *http.Request) string { return RoutePermission(r.URL.Path) }
+	perm := DoorPermission
 
 	run := func(b *testing.B, h http.Handler) {
 		b.ReportAllocs()

@@ -175,14 +175,14 @@ func (s *Service) authenticate(r *http.Request, perm string) (*Principal, error)
 			id, err = s.accountIdentity(ctx, accountID)
 		}
 		// A signed URL opens exactly the file it names and nothing else.
-		narrow = bit(perm) & signable
+		narrow = bit(filePermission(r.URL.Path)) & signable
 	default:
 		return nil, ErrMissing
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !id.found || id.revoked || (kind == "signature" && perm == "") {
+	if !id.found || id.revoked {
 		return nil, ErrInvalid
 	}
 	p := &Principal{

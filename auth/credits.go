@@ -59,72 +59,63 @@ func (s *Service) Refund(ctx context.Context, accountID, n int64, day time.Time)
 	return nil
 }
 
-// Charge prices the current request: it debits cost credits from the
-// account (or from what Hold already took), and returns *CreditsError when the
-// account is short. If the request ends in an error (status >= 400), the
-// middleware refunds everything it charged.
-func Charge(ctx context.Context, cost int) error {
-	st := stateFrom(ctx)
-	if st == nil {
-		return ErrMissing
-	}
-	return st.take(ctx, int64(cost), true)
-}
+// Meter accounts the service layer's lookups to the principal of the
+// request (service.Meter): each lookup needs its permission and counts
+// against the per-minute rate, the first one of a request riding on the
+// request's own unit, taken at the door; priced work reserves credits, and
+// a failure gives them back. A context without a request of the
+// middleware (the command line) is not accounted.
+type Meter struct{ svc *Service }
 
-// Hold takes n credits up front for the current request, refusing it with
-// *CreditsError before any work when the account is short; later Charge calls
-// draw from the hold, and what is left of it is refunded when the request
-// ends. GraphQL holds the worst-case price of a query before running it.
-func Hold(ctx context.Context, n int) error {
-	st := stateFrom(ctx)
-	if st == nil {
-		return ErrMissing
-	}
-	return st.take(ctx, int64(n), false)
-}
+// Meter returns the service.Meter of s.
+func (s *Service) Meter() Meter { return Meter{svc: s} }
 
-// Reserve counts n more requests of the current principal against its
-// per-minute limit, refusing with *RateLimitError (counting nothing) when they
-// do not fit: GraphQL reserves a query's lookups before running it, so that
-// batching does not bypass the limit.
-func Reserve(ctx context.Context, n int) error {
+// Admit counts a lookup against the rate and checks its permission. A
+// refused lookup still counts, as a refused REST request does.
+func (m Meter) Admit(ctx context.Context, permission string) error {
 	st := stateFrom(ctx)
 	if st == nil {
-		return ErrMissing
-	}
-	if st.svc.unlimited || n <= 0 {
 		return nil
 	}
-	d, err := st.svc.Allow(ctx, st.p.AccountID, st.p.Rate, n)
-	if err != nil {
-		return err
+	st.mu.Lock()
+	st.lookups++
+	extra := st.lookups > 1
+	st.mu.Unlock()
+	if extra && !m.svc.unlimited {
+		d, err := m.svc.Allow(ctx, st.p.AccountID, st.p.Rate, 1)
+		if err != nil {
+			return err
+		}
+		st.setRateHeaders(d)
+		if !d.Allowed {
+			return &RateLimitError{RetryAfter: d.Reset}
+		}
 	}
-	st.setRateHeaders(d)
-	if !d.Allowed {
-		return &RateLimitError{RetryAfter: d.Reset}
+	if !st.p.Permissions.Has(permission) {
+		return &PrivilegeError{Permission: permission}
 	}
 	return nil
 }
 
-// Refund gives back at once every credit the current request has taken;
-// the middleware does it itself when the answer is an error.
-func Refund(ctx context.Context) error {
+// Reserve debits credits from the principal's balance, or refuses with
+// *CreditsError and takes nothing.
+func (m Meter) Reserve(ctx context.Context, credits int) error {
 	st := stateFrom(ctx)
-	if st == nil {
+	if st == nil || credits <= 0 {
 		return nil
 	}
-	return st.refund(ctx, true)
+	return st.take(ctx, int64(credits))
 }
 
-// Charged is what the current request has charged so far.
-func Charged(ctx context.Context) int64 {
+// Refund gives reserved credits back at once.
+func (m Meter) Refund(ctx context.Context, credits int) {
 	st := stateFrom(ctx)
-	if st == nil {
-		return 0
+	if st == nil || credits <= 0 {
+		return
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.spent
+	if err := st.give(ctx, int64(credits)); err != nil {
+		m.svc.log.ErrorContext(ctx, "auth: refund failed", "account", st.p.AccountID, "err", err)
+	}
 }
 
 // PrincipalFrom returns who the current request runs as.
@@ -136,50 +127,40 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 	return st.p, true
 }
 
-// take debits n credits for the request. spend: the credits pay for work
-// (Charge), drawing first on the hold; otherwise they extend the hold (Hold).
-func (st *requestState) take(ctx context.Context, n int64, spend bool) error {
-	if n <= 0 {
-		return nil
+// Charged is what the current request has been charged so far.
+func Charged(ctx context.Context) int64 {
+	st := stateFrom(ctx)
+	if st == nil {
+		return 0
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	need := n
-	if spend {
-		need = max(0, n-st.hold)
+	return st.debited - st.refunded
+}
+
+// take debits n credits for the request.
+func (st *requestState) take(ctx context.Context, n int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, day, err := st.svc.Debit(ctx, st.p.AccountID, n)
+	if err != nil {
+		return err
 	}
-	if need > 0 {
-		_, day, err := st.svc.Debit(ctx, st.p.AccountID, need)
-		if err != nil {
-			var ce *CreditsError
-			if errors.As(err, &ce) && spend {
-				ce.Required, ce.Remaining = n, ce.Remaining+st.hold
-			}
-			return err
-		}
-		if !day.Equal(st.day) {
-			st.day, st.refundable = day, 0
-		}
-		st.refundable += need
-		st.debited += need
-		st.hold += need
+	if !day.Equal(st.day) {
+		st.day, st.refundable = day, 0
 	}
-	if spend {
-		st.hold -= n
-		st.spent += n
-	}
+	st.refundable += n
+	st.debited += n
 	return nil
 }
 
-// refund returns credits to the account: all of them (failed request) or
-// only the unused hold.
-func (st *requestState) refund(ctx context.Context, all bool) error {
+// give returns up to n of the request's credits to the account; a refund
+// only lands on the day of the debit (after a refill the balance owes
+// nothing back).
+func (st *requestState) give(ctx context.Context, n int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	n := min(st.hold, st.refundable)
-	if all {
-		n = st.refundable
-	}
+	n = min(n, st.refundable)
 	if n <= 0 {
 		return nil
 	}
@@ -188,10 +169,5 @@ func (st *requestState) refund(ctx context.Context, all bool) error {
 	}
 	st.refundable -= n
 	st.refunded += n
-	if all {
-		st.hold, st.spent = 0, 0
-	} else {
-		st.hold -= n
-	}
 	return nil
 }

@@ -49,7 +49,9 @@ func (e *PrivilegeError) Fault() *fault.Error {
 
 // Fault classifies the error as the contract's 429 rate limit.
 func (e *RateLimitError) Fault() *fault.Error {
-	return fault.E(fault.ResourceExhausted, fault.MsgRateLimit, nil)
+	f := fault.E(fault.ResourceExhausted, fault.MsgRateLimit, nil)
+	f.RetryAfter = e.RetryAfter
+	return f
 }
 
 // Fault classifies the error as the contract's 429 with required and remaining.
@@ -83,7 +85,7 @@ type RateLimitError struct {
 func (e *RateLimitError) Error() string { return "rate limit exceeded" }
 
 // RetryAfterSeconds is the Retry-After header value: whole seconds, at least 1.
-func (e *RateLimitError) RetryAfterSeconds() string { return strconv.Itoa(ceilSeconds(e.RetryAfter)) }
+func (e *RateLimitError) RetryAfterSeconds() string { return strconv.Itoa(fault.Seconds(e.RetryAfter)) }
 
 // CreditsError means the account holds Remaining credits, fewer than Required.
 type CreditsError struct {
@@ -93,12 +95,4 @@ type CreditsError struct {
 
 func (e *CreditsError) Error() string {
 	return "not enough credits: required " + strconv.FormatInt(e.Required, 10) + ", remaining " + strconv.FormatInt(e.Remaining, 10)
-}
-
-func ceilSeconds(d time.Duration) int {
-	s := int((d + time.Second - 1) / time.Second)
-	if s < 1 {
-		s = 1
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
 )
 
 // requestState is the per-request accounting, and the ResponseWriter the
@@ -22,9 +25,8 @@ type requestState struct {
 	status int
 
 	mu         sync.Mutex
+	lookups    int       // admitted so far (Meter.Admit)
 	day        time.Time // the UTC day of the debits
-	hold       int64     // taken from the balance, not yet spent
-	spent      int64     // charged to the request
 	debited    int64     // taken from the balance in all
 	refundable int64     // of debited, what may still be given back (same day)
 	refunded   int64
@@ -77,17 +79,19 @@ func (st *requestState) setRateHeaders(d Decision) {
 }
 
 func setRateHeaders(h http.Header, d Decision) {
-	v := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(ceilSeconds(d.Reset))}
+	v := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(fault.Seconds(d.Reset))}
 	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
-// Middleware authenticates, authorizes, limits and accounts each request:
-// credential → account → suspended? → permission → per-minute limit, then
-// runs the handler with the Principal in the context, and afterwards refunds
-// a failed request's credits and records its ledger row.
+// Middleware authenticates, limits and accounts each request: credential →
+// account → suspended? → the door's permission → per-minute limit, then
+// runs the handler with the Principal in the context (where Meter finds
+// it), and afterwards refunds a failed request's credits and records its
+// ledger row. What the request may look up, and what it costs, is the
+// service layer's to decide, lookup by lookup.
 //
-// permissionFor names the permission a request needs ("" for none beyond a
-// valid credential; RoutePermission maps the documented routes). render
+// permissionFor names the permission a request needs before any lookup
+// ("" for none beyond a valid credential; DoorPermission). render
 // writes the error answers (ErrMissing, ErrInvalid, *SuspendedError,
 // *PrivilegeError, *RateLimitError); the Retry-After and RateLimit headers
 // are already set when it runs.
@@ -139,14 +143,18 @@ func (s *Service) Middleware(permissionFor func(r *http.Request) string, render 
 	}
 }
 
-// finish settles the request's credits, refunding all of them on an error
-// answer and the unused hold otherwise, and records the ledger row.
+// finish settles the request's credits, refunding what is left of them on
+// an error answer (the service refunds a failed lookup itself; this is for
+// a failure after it, such as a response that could not be written), and
+// records the ledger row.
 func (s *Service) finish(st *requestState, r, r2 *http.Request) {
 	if st.status == 0 {
 		st.status = http.StatusOK // nothing written: net/http answers 200
 	}
-	if err := st.refund(r.Context(), st.status >= 400); err != nil {
-		s.log.ErrorContext(r.Context(), "auth: refund failed", "account", st.p.AccountID, "err", err)
+	if st.status >= 400 {
+		if err := st.give(r.Context(), math.MaxInt64); err != nil {
+			s.log.ErrorContext(r.Context(), "auth: refund failed", "account", st.p.AccountID, "err", err)
+		}
 	}
 	s.record(st, r, r2)
 }

@@ -5,30 +5,33 @@ import (
 	"math/bits"
 	"net/http"
 	"strings"
+
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
-// The permissions of the contract, <verb>:<resource>.
-const (
-	ReadOffice      = "read:office"
-	ReadCompany     = "read:company"
-	ReadPerson      = "read:person"
-	ReadRFB         = "read:rfb"
-	ReadSimples     = "read:simples"
-	ReadCertificate = "read:certificate"
-	ReadMap         = "read:map"
-	ReadStreet      = "read:street"
-	ReadGraphQL     = "read:graphql"
+// The permission names are the service layer's (service.Permissions): a
+// lookup's permission is decided there, with its price, in one table.
+var (
+	ReadOffice      = service.ReadOffice
+	ReadCompany     = service.ReadCompany
+	ReadPerson      = service.ReadPerson
+	ReadRFB         = service.ReadRFB
+	ReadSimples     = service.ReadSimples
+	ReadCertificate = service.ReadCertificate
+	ReadMap         = service.ReadMap
+	ReadStreet      = service.ReadStreet
+	ReadGraphQL     = service.ReadGraphQL
 )
 
 // AllPermissions lists every permission, in a stable order.
-var AllPermissions = []string{ReadOffice, ReadCompany, ReadPerson, ReadRFB, ReadSimples, ReadCertificate, ReadMap, ReadStreet, ReadGraphQL}
+var AllPermissions = service.Permissions
 
 // Permissions is a set of known permissions as a bit mask, so the check on
 // every request is one AND.
-type Permissions uint16
+type Permissions uint32
 
 // All holds every permission.
-const All = Permissions(1<<9 - 1)
+var All = Permissions(1<<len(AllPermissions) - 1)
 
 func bit(name string) Permissions {
 	for i, p := range AllPermissions {
@@ -47,7 +50,7 @@ func (p Permissions) Has(name string) bool {
 
 // Names lists the permissions in the set.
 func (p Permissions) Names() []string {
-	out := make([]string, 0, bits.OnesCount16(uint16(p)))
+	out := make([]string, 0, bits.OnesCount32(uint32(p)))
 	for i, name := range AllPermissions {
 		if p&(1<<i) != 0 {
 			out = append(out, name)
@@ -96,36 +99,26 @@ func permissionsOf(names []string) Permissions {
 // signable are the permissions of the file routes a signed URL may open.
 var signable = bit(ReadCertificate) | bit(ReadMap) | bit(ReadStreet)
 
-// PermissionFor is RoutePermission of a request: the permissionFor argument
-// of Middleware.
-func PermissionFor(r *http.Request) string { return RoutePermission(r.URL.Path) }
-
-// RoutePermission maps a request path of the documented API to the permission
-// it needs, or "" for paths outside it (left to the router's 404).
-func RoutePermission(path string) string {
-	switch {
-	case path == "/graphql":
+// DoorPermission is what a request needs before any lookup runs: the
+// permission of /graphql itself. Every lookup, however it is reached,
+// checks its own in the service layer (service.Meter).
+func DoorPermission(r *http.Request) string {
+	if r.URL.Path == "/graphql" {
 		return ReadGraphQL
-	case path == "/rfb":
-		return ReadRFB
+	}
+	return ""
+}
+
+// filePermission is the permission of a file route a signed URL may open,
+// "" for every other path.
+func filePermission(path string) string {
+	switch {
 	case path == "/rfb/certificate", path == "/simples/certificate":
 		return ReadCertificate
-	case path == "/simples":
-		return ReadSimples
-	case strings.HasPrefix(path, "/office/"):
-		switch {
-		case strings.HasSuffix(path, "/map"):
-			return ReadMap
-		case strings.HasSuffix(path, "/street"):
-			return ReadStreet
-		}
-		return ReadOffice
-	case strings.HasPrefix(path, "/companies/"):
-		return ReadOffice // the legacy shape of the office lookup
-	case strings.HasPrefix(path, "/company/"):
-		return ReadCompany
-	case strings.HasPrefix(path, "/person/"):
-		return ReadPerson
+	case strings.HasPrefix(path, "/office/") && strings.HasSuffix(path, "/map"):
+		return ReadMap
+	case strings.HasPrefix(path, "/office/") && strings.HasSuffix(path, "/street"):
+		return ReadStreet
 	}
 	return ""
 }

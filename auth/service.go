@@ -10,24 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 )
-
-// Costs are the credit prices of the priced operations.
-type Costs struct {
-	Online      int // each portal fetched online (registry, Simples, registrations)
-	Certificate int // a PDF certificate
-	Map         int // an aerial map image
-	Street      int // a street-view image
-}
-
-// DefaultCosts are the contract's default prices.
-var DefaultCosts = Costs{Online: 1, Certificate: 1, Map: 3, Street: 10}
 
 // DefaultKeyCacheTTL is how long a credential lookup is reused by default.
 const DefaultKeyCacheTTL = 2 * time.Second
@@ -44,7 +31,6 @@ type Config struct {
 	// KeyCacheTTL is how long a resolved credential is reused without asking
 	// PostgreSQL; revocation and suspension take effect within it. 0 disables.
 	KeyCacheTTL time.Duration
-	Costs       Costs
 	// Unlimited turns the per-minute limit (and its headers) off.
 	Unlimited bool
 	// LedgerInterval is how often buffered ledger rows are written (default 500ms).
@@ -58,46 +44,12 @@ type Config struct {
 	ledgerWrite func(context.Context, []usageRow) error // tests: where ledger batches go
 }
 
-// ConfigFromEnv reads JWT_SECRET, SIGNING_KEY, REDIS_URL, AUTH_KEY_CACHE_TTL
-// and the COST_* prices. DB is left for the caller.
-func ConfigFromEnv() (Config, error) {
-	c := Config{
-		JWTSecret:   []byte(os.Getenv("JWT_SECRET")),
-		SigningKey:  []byte(os.Getenv("SIGNING_KEY")),
-		RedisURL:    os.Getenv("REDIS_URL"),
-		RedisPrefix: "cnpjgraph:",
-		KeyCacheTTL: DefaultKeyCacheTTL,
-		Costs:       DefaultCosts,
-	}
-	if v := os.Getenv("AUTH_KEY_CACHE_TTL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, fmt.Errorf("AUTH_KEY_CACHE_TTL: %q is not a duration (say 2s, 0 to disable)", v)
-		}
-		c.KeyCacheTTL = d
-	}
-	for _, e := range []struct {
-		name string
-		dst  *int
-	}{{"COST_ONLINE", &c.Costs.Online}, {"COST_CERTIFICATE", &c.Costs.Certificate}, {"COST_MAP", &c.Costs.Map}, {"COST_STREET", &c.Costs.Street}} {
-		if v := os.Getenv(e.name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return c, fmt.Errorf("%s: %q is not a non-negative integer", e.name, v)
-			}
-			*e.dst = n
-		}
-	}
-	return c, nil
-}
-
 // Service authenticates, limits and accounts requests. Safe for concurrent use.
 type Service struct {
 	db         *sqlx.DB
 	stmts      statements
 	jwtSecret  []byte
 	signingKey []byte
-	costs      Costs
 	unlimited  bool
 	now        func() time.Time
 	log        *slog.Logger
@@ -117,7 +69,6 @@ func New(ctx context.Context, c Config) (*Service, error) {
 	s := &Service{
 		db:        c.DB,
 		jwtSecret: c.JWTSecret,
-		costs:     c.Costs,
 		unlimited: c.Unlimited,
 		now:       c.Now,
 		log:       c.Logger,
@@ -169,9 +120,6 @@ func New(ctx context.Context, c Config) (*Service, error) {
 	s.ledger = newLedger(c.DB, interval, buffer, s.log, c.ledgerWrite)
 	return s, nil
 }
-
-// Costs returns the configured prices, for the handlers that call Charge.
-func (s *Service) Costs() Costs { return s.costs }
 
 // Flush writes the buffered ledger rows now.
 func (s *Service) Flush(ctx context.Context) error { return s.ledger.flush(ctx) }

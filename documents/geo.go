@@ -16,6 +16,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/model"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 )
 
 // Point is a WGS 84 position in degrees.
@@ -125,7 +127,7 @@ type Geocoder struct {
 	search  string // the search endpoint
 	timeout time.Duration
 	client  *http.Client
-	cache   *lru[*Point]
+	cache   *lru.Cache[string, *Point]
 }
 
 // NewGeocoder returns a geocoder over baseURL (the server's root, or its
@@ -139,7 +141,7 @@ func NewGeocoder(baseURL string, timeout time.Duration, cacheSize int) (*Geocode
 	if !strings.HasSuffix(u.Path, "/search") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/search"
 	}
-	return &Geocoder{search: u.String(), timeout: timeout, client: newHTTPClient(), cache: newLRU[*Point](cacheSize)}, nil
+	return &Geocoder{search: u.String(), timeout: timeout, client: newHTTPClient(), cache: lru.New[string, *Point](cacheSize)}, nil
 }
 
 // query is the structured search for an address.
@@ -168,7 +170,7 @@ func (g *Geocoder) query(a model.Address) url.Values {
 func (g *Geocoder) Search(ctx context.Context, a model.Address) (*Point, error) {
 	q := g.query(a)
 	key := q.Encode()
-	if p, ok := g.cache.get(key); ok {
+	if p, ok := g.cache.Get(key); ok {
 		return p, nil
 	}
 	if g.timeout > 0 {
@@ -192,7 +194,7 @@ func (g *Geocoder) Search(ctx context.Context, a model.Address) (*Point, error) 
 		}
 		p = &Point{lat, lon}
 	}
-	g.cache.add(key, p, 1)
+	g.cache.Add(key, p, 1)
 	return p, nil
 }
 

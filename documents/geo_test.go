@@ -15,26 +15,6 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
-func TestLRUEvictsByCost(t *testing.T) {
-	c := newLRU[string](10)
-	c.add("a", "A", 4)
-	c.add("b", "B", 4)
-	c.get("a") // a is now the most recently used
-	c.add("c", "C", 4)
-	if _, ok := c.get("b"); ok {
-		t.Error("b should have been evicted")
-	}
-	for _, k := range []string{"a", "c"} {
-		if _, ok := c.get(k); !ok {
-			t.Errorf("%s evicted", k)
-		}
-	}
-	c.add("huge", "H", 11) // costlier than the whole cache: not kept
-	if _, ok := c.get("huge"); ok || c.len() != 2 {
-		t.Errorf("len %d after an oversized entry", c.len())
-	}
-}
-
 func TestTileTemplates(t *testing.T) {
 	got := TileTemplates("http://t/{type}/{z}/{x}/{y}.png", map[string]string{"satellite": "http://s/{z}/{x}/{y}.jpg"})
 	want := map[string]string{

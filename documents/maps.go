@@ -21,6 +21,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 )
 
 // MapTypes are the values of the map's type parameter, the default first.
@@ -66,7 +68,7 @@ type MapConfig struct {
 type Maps struct {
 	cfg    MapConfig
 	client *http.Client
-	tiles  *lru[[]byte]
+	tiles  *lru.Cache[string, []byte]
 	group  singleflight.Group
 }
 
@@ -89,7 +91,7 @@ func NewMaps(cfg MapConfig) (*Maps, error) {
 	if cfg.CacheBytes == 0 {
 		cfg.CacheBytes = 64 << 20
 	}
-	return &Maps{cfg: cfg, client: newHTTPClient(), tiles: newLRU[[]byte](cfg.CacheBytes)}, nil
+	return &Maps{cfg: cfg, client: newHTTPClient(), tiles: lru.New[string, []byte](cfg.CacheBytes)}, nil
 }
 
 // Supports reports whether a template is configured for the map type.
@@ -186,7 +188,7 @@ func (m *Maps) Render(ctx context.Context, p Point, o MapOptions) (*image.RGBA, 
 // server does not have (404) is nil and leaves the background.
 func (m *Maps) tile(ctx context.Context, tmpl, typ string, z, x, y int) (image.Image, error) {
 	key := typ + "/" + strconv.Itoa(z) + "/" + strconv.Itoa(x) + "/" + strconv.Itoa(y)
-	body, ok := m.tiles.get(key)
+	body, ok := m.tiles.Get(key)
 	if !ok {
 		v, err, _ := m.group.Do(key, func() (any, error) {
 			u := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y), "{type}", typ).Replace(tmpl)
@@ -198,7 +200,7 @@ func (m *Maps) tile(ctx context.Context, tmpl, typ string, z, x, y int) (image.I
 			if err != nil {
 				return nil, err
 			}
-			m.tiles.add(key, b, len(b))
+			m.tiles.Add(key, b, len(b))
 			return b, nil
 		})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 )
 
 // Kind is a class of failure. The list is append-only: kinds are published as
@@ -99,6 +100,9 @@ type Error struct {
 	Permission  string   // PermissionDenied: the permission lacking
 	Required    *int     // ResourceExhausted: credits needed
 	Remaining   *int     // ResourceExhausted: credits left
+	// RetryAfter is when a rate-limited caller may try again: the
+	// Retry-After header of REST and GraphQL answers alike.
+	RetryAfter time.Duration
 
 	// Cause is the internal error behind the fault: logged, never shown.
 	Cause error
@@ -122,6 +126,11 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Cause }
+
+// Seconds is a Retry-After duration in whole seconds, at least 1.
+func Seconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}
 
 // Status is the HTTP status of the fault.
 func (e *Error) Status() int { return e.Kind.Status() }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi/scalars"
 	"github.com/cnpjgraph/cnpjgraph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -9542,13 +9543,13 @@ func (ec *executionContext) marshalNCompany2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgr
 }
 
 func (ec *executionContext) unmarshalNDate2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := model.UnmarshalDate(v)
+	res, err := scalars.UnmarshalDate(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDate2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := model.MarshalDate(v)
+	res := scalars.MarshalDate(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -9558,13 +9559,13 @@ func (ec *executionContext) marshalNDate2timeᚐTime(ctx context.Context, sel as
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := model.UnmarshalDateTime(v)
+	res, err := scalars.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := model.MarshalDateTime(v)
+	res := scalars.MarshalDateTime(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -9574,13 +9575,13 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 }
 
 func (ec *executionContext) unmarshalNDecimal2string(ctx context.Context, v any) (string, error) {
-	res, err := model.UnmarshalDecimal(v)
+	res, err := scalars.UnmarshalDecimal(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDecimal2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := model.MarshalDecimal(v)
+	res := scalars.MarshalDecimal(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -10129,7 +10130,7 @@ func (ec *executionContext) unmarshalODate2ᚖtimeᚐTime(ctx context.Context, v
 	if v == nil {
 		return nil, nil
 	}
-	res, err := model.UnmarshalDate(v)
+	res, err := scalars.UnmarshalDate(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -10139,7 +10140,7 @@ func (ec *executionContext) marshalODate2ᚖtimeᚐTime(ctx context.Context, sel
 	}
 	_ = sel
 	_ = ctx
-	res := model.MarshalDate(*v)
+	res := scalars.MarshalDate(*v)
 	return res
 }
 

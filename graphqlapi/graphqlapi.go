@@ -1,7 +1,9 @@
-// Package graphqlapi wires the GraphQL API: gqlgen's executable schema
-// (graph/) over the resolvers, with its transports, limits, error
-// presentation and the playground, mounted on the REST router so that both
-// share request ids, access logs, metrics, timeouts and per-request loaders.
+// Package graphqlapi is the GraphQL room: gqlgen's executable schema
+// (graph/) over its resolvers (thin calls into the service layer), with its
+// transports, limits, error presentation and the playground, mounted on the
+// REST router so that both share request ids, access logs, metrics,
+// timeouts and per-request loaders. Only this room imports generated code
+// or gqlgen.
 package graphqlapi
 
 import (
@@ -26,7 +28,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
 	"github.com/cnpjgraph/cnpjgraph/playground"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // Defaults of the protections; Options override them.
@@ -50,7 +52,7 @@ const (
 
 // Options configure the GraphQL handler.
 type Options struct {
-	Service *resolvers.Service
+	Service *service.Service
 	Logger  *slog.Logger // nil: discard
 	// RequestID returns the request id of the router serving the request,
 	// for the log lines of server errors (rest.RequestID).
@@ -64,10 +66,6 @@ type Options struct {
 	// BatchWait, when set, gives each GraphQL request loaders with this
 	// batch window instead of the router's (loaders.Wait).
 	BatchWait time.Duration
-
-	// Meter is told the root lookups of every operation before it runs (see
-	// RootLookups); an error rejects the operation. nil: nothing is metered.
-	Meter Meter
 }
 
 func (o Options) withDefaults() Options {
@@ -94,8 +92,8 @@ func (o Options) withDefaults() Options {
 
 // Schema returns the executable schema over svc, with the complexity
 // costs of Complexity.
-func Schema(svc *resolvers.Service) graphql.ExecutableSchema {
-	cfg := graph.Config{Resolvers: &resolvers.Resolver{Service: svc}}
+func Schema(svc *service.Service) graphql.ExecutableSchema {
+	cfg := graph.Config{Resolvers: &Resolver{Service: svc}}
 	cfg.Complexity = Complexity()
 	return graph.NewExecutableSchema(cfg)
 }
@@ -112,11 +110,12 @@ func New(o Options) http.Handler {
 	srv.SetParserTokenLimit(o.MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](o.CacheSize)})
-	// Cheapest checks first; the meter last, so a rejected query is never
-	// charged.
+	// The limits run before anything is looked up: a rejected query costs
+	// nothing. Each lookup it performs is admitted and priced by the
+	// service as it runs, as the same REST request would be.
 	srv.Use(DepthLimit{Max: o.MaxDepth})
+	srv.Use(ListLimit{})
 	srv.Use(extension.FixedComplexityLimit(o.MaxComplexity))
-	srv.Use(lookupMeter{meter: o.Meter})
 	present := presenter(o)
 	srv.SetErrorPresenter(present)
 	// gqlgen answers a bare `null` when the request's context has ended
@@ -131,13 +130,14 @@ func New(o Options) http.Handler {
 			return h(ctx)
 		}
 	})
+	srv.AroundResponses(noteRefusal)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		o.Logger.ErrorContext(ctx, "graphql panic", slog.String("request_id", o.RequestID(ctx)),
 			slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 		return fault.E(fault.Internal, fault.MsgUnexpected, fmt.Errorf("panic: %v", p))
 	})
 
-	h := meterStatus(srv)
+	h := refusalStatus(srv)
 	if o.BatchWait > 0 {
 		store := o.Service.Store()
 		next := h

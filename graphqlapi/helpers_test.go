@@ -22,8 +22,8 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
 	"github.com/cnpjgraph/cnpjgraph/playground"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -66,7 +66,7 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 		s.statements = append(s.statements, time.Now().Format("15:04:05.000")+" "+storeCaller())
 		s.mu.Unlock()
 	}})
-	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	if so.timeout == 0 {
 		so.timeout = 10 * time.Second
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // ErrDepthLimit is the extensions.code of a query nested too deep.
@@ -101,6 +101,37 @@ func Depth(doc *ast.QueryDocument, op *ast.OperationDefinition) int {
 	return depth(op.SelectionSet)
 }
 
+// ListLimit rejects, before anything runs, an `offices` field asking for
+// more tax ids than service.MaxOffices, with REST's kind of sentence: the
+// complexity limit would price it at the cap and let it through.
+type ListLimit struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = ListLimit{}
+
+// ExtensionName names the extension.
+func (ListLimit) ExtensionName() string { return "ListLimit" }
+
+// Validate accepts any schema.
+func (ListLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext counts the tax ids of every root `offices` field,
+// resolving fragments, aliases and variables as execution will.
+func (ListLimit) MutateOperationContext(_ context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	for _, f := range graphql.CollectFields(op, op.Operation.SelectionSet, []string{"Query"}) {
+		if f.Name != "offices" {
+			continue
+		}
+		if ids, _ := f.ArgumentMap(op.Variables)["taxIds"].([]any); len(ids) > service.MaxOffices {
+			flt := fault.Invalid(service.OfficesRule)
+			return &gqlerror.Error{Err: flt, Message: flt.Message, Extensions: Extensions(flt)}
+		}
+	}
+	return nil
+}
+
 // Complexity prices fields for extension.FixedComplexityLimit. A field
 // costs 1 plus its selection; a list costs its selection times the number
 // of items it will hold: the tax ids asked for, the page size, or, where
@@ -110,8 +141,8 @@ func Depth(doc *ast.QueryDocument, op *ast.OperationDefinition) int {
 func Complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	c.Query.Offices = func(child int, taxIDs []string, _ *bool, _ []string, _ *graph.Strategy, _, _ *int) int {
-		// More than MaxOffices is rejected with its own sentence (RootLookups).
-		return 1 + min(len(taxIDs), resolvers.MaxOffices)*child
+		// More than MaxOffices is rejected with its own sentence.
+		return 1 + min(len(taxIDs), service.MaxOffices)*child
 	}
 	c.Company.Offices = page
 	c.Person.Membership = page
@@ -122,9 +153,9 @@ func Complexity() graph.ComplexityRoot {
 
 // page prices a connection: its selection times the page size asked for.
 func page(child int, first *int, _ *string) int {
-	n := resolvers.DefaultPageSize
+	n := service.DefaultPageSize
 	if first != nil {
-		n = min(max(*first, 1), resolvers.MaxPageSize)
+		n = min(max(*first, 1), service.MaxPageSize)
 	}
 	return 1 + n*child
 }

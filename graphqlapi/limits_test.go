@@ -1,7 +1,6 @@
 package graphqlapi_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/formatter"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
@@ -139,49 +137,6 @@ func TestTransports(t *testing.T) {
 		t.Errorf("PUT: %d %s", r.status, r.raw)
 	}
 }
-
-// TestMeter: the seam for credits and rate limits sees every root lookup
-// before execution, priced like REST, and its refusal is the client's error.
-func TestMeter(t *testing.T) {
-	var seen graphqlapi.Lookups
-	meter := func(_ context.Context, _ *graphql.OperationContext, l graphqlapi.Lookups) error {
-		seen = l
-		if l.Total() > 3 {
-			required, remaining := l.Total(), 3
-			return &fault.Error{Kind: fault.ResourceExhausted, Message: fault.MsgNoCredits, Required: &required, Remaining: &remaining}
-		}
-		return nil
-	}
-	s := newServer(t, serverOptions{gql: graphqlapi.Options{Meter: meter}})
-	query := `query($ids: [String!]!, $skip: Boolean!) {
-		__typename
-		a: office(taxId: "` + dbtest.SerproBranch + `", simples: true) { taxId }
-		...more
-		rfb(taxId: "` + dbtest.SerproBranch + `") @skip(if: $skip) { taxId }
-	}
-	fragment more on Query { offices(taxIds: $ids, strategy: CACHE, registrations: ["SP"]) { taxId } simples(taxId: "` + dbtest.AlphaTaxID + `") { taxId } }`
-	s.post(t, query, map[string]any{"ids": []string{dbtest.BigHead}, "skip": true}).ok(t)
-	want := graphqlapi.Lookups{
-		{Field: "a", Kind: graphqlapi.KindOffice, Count: 1, Simples: true},
-		{Field: "offices", Kind: graphqlapi.KindOffice, Count: 1, Registrations: true, Strategy: "CACHE"},
-		{Field: "simples", Kind: graphqlapi.KindSimples, Count: 1},
-	}
-	if got, _ := json.Marshal(seen); string(got) != string(mustJSON(want)) {
-		t.Errorf("lookups\n got %s\nwant %s", got, mustJSON(want))
-	}
-
-	before := s.roundTrips.Load()
-	r := s.post(t, query, map[string]any{"ids": []string{dbtest.BigHead, dbtest.SerproBranch}, "skip": false})
-	e := r.only(t)
-	if e.Extensions["code"] != "TOO_MANY_REQUESTS" || e.Extensions["required"] != json.Number("5") || e.Extensions["remaining"] != json.Number("3") || r.Data != nil {
-		t.Errorf("over the meter: %s", r.raw)
-	}
-	if n := s.roundTrips.Load() - before; n != 0 {
-		t.Errorf("%d SQL statements for a refused query", n)
-	}
-}
-
-func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
 // TestSchemaGolden: the SDL of the executable schema, as introspection
 // shows it, is diffed against testdata/schema.graphql (-update rewrites).

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
 )
 
 // TestOfficePagination walks a company's offices page by page with the
@@ -136,7 +136,7 @@ func TestMembershipPagination(t *testing.T) {
 	}
 
 	// Another list's cursor, or a forged one, is a bad argument.
-	for _, after := range []string{resolvers.OfficeCursor(dbtest.SerproBranch), "bWVtYmVyc2hpcDo2MDAwMDAwNQ"} {
+	for _, after := range []string{graphqlapi.OfficeCursor(dbtest.SerproBranch), "bWVtYmVyc2hpcDo2MDAwMDAwNQ"} {
 		vars["after"] = after
 		e := s.post(t, q, vars).only(t)
 		if e.Extensions["code"] != "BAD_REQUEST" || fmt.Sprint(e.Extensions["constraints"]) != "[after must be a cursor from pageInfo.endCursor]" {
@@ -144,7 +144,7 @@ func TestMembershipPagination(t *testing.T) {
 		}
 	}
 	// Past the end: an empty page, not an error.
-	vars["after"] = resolvers.MembershipCursor("99999999", 0)
+	vars["after"] = graphqlapi.MembershipCursor("99999999", 0)
 	conn := at(t, s.post(t, q, vars).ok(t).Data, "person", "membership")
 	if len(at(t, conn, "edges").([]any)) != 0 || at(t, conn, "pageInfo", "hasNextPage") != false || at(t, conn, "pageInfo", "endCursor") != nil {
 		t.Errorf("past the end: %v", conn)

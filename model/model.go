@@ -5,6 +5,20 @@ package model
 
 import "time"
 
+// Scope is the lookup an object was read in. What that lookup's REST
+// answer includes comes with the object at no further cost; reaching past
+// it (a company's offices from an office, a person's memberships from a
+// member) is a lookup of its own, checked and priced as such.
+type Scope uint8
+
+// Scopes.
+const (
+	ScopeNone    Scope = iota // read as part of something else (a membership's company)
+	ScopeOffice               // an office lookup: the office, its company and members
+	ScopeCompany              // a company lookup: the company, its members and offices
+	ScopePerson               // a person lookup: the person and their memberships
+)
+
 // Code is an entry of a code table: a numeric id and its text. Text is empty
 // when the registry's own table lacks the code (it happens: motivo 32,
 // qualificação 36, recent país codes).
@@ -72,6 +86,8 @@ type Person struct {
 	// Membership lists the person's roles in companies; filled by the
 	// person lookup only.
 	Membership []Membership
+
+	Scope Scope // the lookup the person was read in
 }
 
 // Member is a person's role in a company.
@@ -81,6 +97,7 @@ type Member struct {
 	Person Person
 	Role   Code
 	Agent  *Agent
+	Scope  Scope // the lookup the member's company was read in
 }
 
 // Agent is the legal representative of a member.
@@ -143,6 +160,8 @@ type Company struct {
 	// tax id, alias, founded, head, status, reason, main activity); filled by
 	// the company lookup only.
 	Offices []Office
+
+	Scope Scope // the lookup the company was read in
 }
 
 // Office is an establishment, identified by its 14-character CNPJ.
@@ -168,4 +187,31 @@ type Office struct {
 	// Company owns the office; the office and registry lookups fill it,
 	// the company lookup's office list does not.
 	Company *Company
+
+	Scope Scope // the lookup the office was read in
+}
+
+// TextOrNil is the code's text, nil when the registry's table lacks the
+// code: GraphQL says null there, as REST does.
+func (c Code) TextOrNil() *string {
+	if c.Text == "" {
+		return nil
+	}
+	return &c.Text
+}
+
+// IDOrNil is the M49 code, nil when the registry's country has none.
+func (c Country) IDOrNil() *int {
+	if c.ID == 0 {
+		return nil
+	}
+	return &c.ID
+}
+
+// NameOrNil is the country's name, nil when unknown.
+func (c Country) NameOrNil() *string {
+	if c.Name == "" {
+		return nil
+	}
+	return &c.Name
 }

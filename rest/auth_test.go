@@ -10,8 +10,8 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // TestAuthenticatedRouter checks the wiring of auth into the router: its
@@ -21,13 +21,13 @@ func TestAuthenticatedRouter(t *testing.T) {
 	ctx := context.Background()
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
-	a, err := auth.New(ctx, auth.Config{DB: d, KeyCacheTTL: 0, Costs: auth.DefaultCosts})
+	a, err := auth.New(ctx, auth.Config{DB: d, KeyCacheTTL: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: func() time.Time { return now }})
-	h := rest.NewRouter(rest.Deps{Service: svc, Authenticate: a.Middleware(auth.PermissionFor, rest.RenderError)})
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{Now: func() time.Time { return now }, Meter: a.Meter()})
+	h := rest.NewRouter(rest.Deps{Service: svc, Authenticate: a.Middleware(auth.DoorPermission, rest.RenderError)})
 	s := &server{h: h, db: d}
 
 	acct, err := auth.CreateAccount(ctx, d, "wiring", "free", nil, time.Now())

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // TestDocumentedRoutes fails when a documented route is missing: each one
@@ -142,7 +142,7 @@ func TestMiddleware(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
 	store := db.NewStore(d, db.StoreOptions{})
-	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	m := rest.NewMetrics(d.DB)
 	h := rest.NewRouter(rest.Deps{Service: svc, Metrics: m, CORSOrigins: []string{"https://app.example.com"},
 		Mount: func(r chi.Router) {

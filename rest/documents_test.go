@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,8 +18,8 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/fault"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // seatsPath finds the shared IBGE seats file the tests read in place (never
@@ -41,14 +42,18 @@ func fixtureDB(t testing.TB) *sqlx.DB {
 }
 
 // routerWith is a router over d with the tests' clock and extra deps.
-func routerWith(t testing.TB, d *sqlx.DB, set func(*rest.Deps)) *server {
+// setup adjusts the service's options and the router's dependencies.
+type setup func(*service.Options, *rest.Deps)
+
+func routerWith(t testing.TB, d *sqlx.DB, set setup) *server {
 	t.Helper()
 	store := db.NewStore(d, db.StoreOptions{})
-	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
-	deps := rest.Deps{Service: svc, RequestTimeout: 5 * time.Second, Now: func() time.Time { return now }}
+	opts := service.Options{Now: func() time.Time { return now }}
+	deps := rest.Deps{RequestTimeout: 5 * time.Second, Now: func() time.Time { return now }}
 	if set != nil {
-		set(&deps)
+		set(&opts, &deps)
 	}
+	deps.Service = service.New(store, opts)
 	return &server{h: rest.NewRouter(deps), db: d, roundTrips: &atomic.Int64{}}
 }
 
@@ -267,31 +272,21 @@ func TestCertificateErrors(t *testing.T) {
 	}
 }
 
-// TestCharge checks the pricing seam: each priced route charges its cost
-// once it knows the office, and a refused charge is the one renderer's 429.
+// TestCharge checks the pricing of the document routes: each priced route
+// reserves its price, an unknown tax id or an invalid request costs
+// nothing in the end, and a refused reservation is the one renderer's 429.
 func TestCharge(t *testing.T) {
 	t.Parallel()
-	var charged []int
-	broke := false
-	s := routerWith(t, fixtureDB(t), func(d *rest.Deps) {
-		d.Charge = func(ctx context.Context, cost int) error {
-			if broke {
-				required, remaining := cost, 0
-				return &fault.Error{Kind: fault.ResourceExhausted, Message: fault.MsgNoCredits, Required: &required, Remaining: &remaining}
-			}
-			charged = append(charged, cost)
-			return nil
-		}
-		d.Costs = &rest.Costs{Certificate: 1, Map: 3, Street: 10}
-	})
+	meter := &priceMeter{}
+	s := routerWith(t, fixtureDB(t), func(o *service.Options, _ *rest.Deps) { o.Meter = meter })
 	s.get(t, "/rfb/certificate?taxId="+dbtest.SerproBranch)
 	s.get(t, "/simples/certificate?taxId="+dbtest.SerproBranch)
-	s.get(t, "/rfb/certificate?taxId="+dbtest.SerproHead)              // unknown: not charged
-	s.get(t, "/rfb/certificate?taxId="+dbtest.SerproBranch+"&pages=X") // invalid: not charged
-	if fmt.Sprint(charged) != "[1 1]" {
-		t.Errorf("charged %v, want [1 1]", charged)
+	s.get(t, "/rfb/certificate?taxId="+dbtest.SerproHead)              // unknown: refunded
+	s.get(t, "/rfb/certificate?taxId="+dbtest.SerproBranch+"&pages=X") // invalid: never reserved
+	if fmt.Sprint(meter.charged()) != "[1 1]" {
+		t.Errorf("charged %v, want [1 1]", meter.charged())
 	}
-	broke = true
+	meter.broke.Store(true)
 	r := s.get(t, "/rfb/certificate?taxId="+dbtest.SerproBranch)
 	if r.status != 429 {
 		t.Fatalf("status %d: %s", r.status, r.body)
@@ -299,4 +294,42 @@ func TestCharge(t *testing.T) {
 	if o := r.object(t); o["message"] != fault.MsgNoCredits || fmt.Sprint(o["required"]) != "1" || fmt.Sprint(o["remaining"]) != "0" {
 		t.Errorf("body %s", r.body)
 	}
+}
+
+// priceMeter admits every lookup and records what was reserved and not
+// refunded; broke refuses every reservation.
+type priceMeter struct {
+	mu       sync.Mutex
+	reserved []int
+	broke    atomic.Bool
+}
+
+func (m *priceMeter) Admit(context.Context, string) error { return nil }
+
+func (m *priceMeter) Reserve(_ context.Context, n int) error {
+	if m.broke.Load() {
+		required, remaining := n, 0
+		return &fault.Error{Kind: fault.ResourceExhausted, Message: fault.MsgNoCredits, Required: &required, Remaining: &remaining}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reserved = append(m.reserved, n)
+	return nil
+}
+
+func (m *priceMeter) Refund(_ context.Context, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := len(m.reserved) - 1; i >= 0; i-- {
+		if m.reserved[i] == n {
+			m.reserved = append(m.reserved[:i], m.reserved[i+1:]...)
+			return
+		}
+	}
+}
+
+func (m *priceMeter) charged() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]int(nil), m.reserved...)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // TestGolden pins every route's JSON on the SERPRO sample and on the
@@ -404,7 +404,7 @@ func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
 	store := db.NewStore(d, db.StoreOptions{})
-	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	s := &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
 	name := func() any { return path(t, s.get(t, "/company/"+dbtest.SerproRoot).object(t), "name") }
 	if got := name(); got != "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)" {

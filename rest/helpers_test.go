@@ -18,8 +18,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -45,7 +45,7 @@ func newServer(t testing.TB) *server {
 func serverOver(t testing.TB, d *sqlx.DB, timeout time.Duration) *server {
 	var n atomic.Int64
 	store := db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }})
-	svc := resolvers.New(store, resolvers.Options{Now: func() time.Time { return now }})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout, CORSOrigins: []string{"https://app.example.com"}})
 	return &server{h: h, db: d, roundTrips: &n}
 }

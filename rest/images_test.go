@@ -22,6 +22,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // serproPoint is where the test geocoder places SERPRO's Brasília office.
@@ -173,7 +174,7 @@ func checkMap(t *testing.T, img image.Image, kind string, p documents.Point, zoo
 	}
 }
 
-func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.Duration) func(*rest.Deps) {
+func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.Duration) setup {
 	t.Helper()
 	maps, err := documents.NewMaps(documents.MapConfig{
 		Templates: documents.TileTemplates(tiles.URL+"/{type}/{z}/{x}/{y}.png", nil),
@@ -183,7 +184,7 @@ func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.D
 		t.Fatal(err)
 	}
 	loc := testLocator(t, geocoderURL)
-	return func(d *rest.Deps) { d.Maps, d.Locator = maps, loc }
+	return func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, loc }
 }
 
 func TestMap(t *testing.T) {
@@ -266,7 +267,7 @@ func TestMapErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roadsOnly := routerWith(t, d, func(d *rest.Deps) { d.Maps, d.Locator = maps, &documents.Locator{Seats: seats} })
+	roadsOnly := routerWith(t, d, func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, &documents.Locator{Seats: seats} })
 	if r := roadsOnly.get(t, target+"?type=terrain"); r.status != 503 || r.object(t)["message"] != fault.MsgMapNotConfigured {
 		t.Errorf("unconfigured type: %d %s", r.status, r.body)
 	}
@@ -312,7 +313,7 @@ func TestMapErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := routerWith(t, d, func(d *rest.Deps) { d.Maps, d.Locator = maps, &documents.Locator{Seats: seats} })
+		s := routerWith(t, d, func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, &documents.Locator{Seats: seats} })
 		start := time.Now()
 		r := s.get(t, target)
 		if r.status != c.status || r.object(t)["message"] != c.message {
@@ -371,14 +372,14 @@ func testLocator(t *testing.T, geocoderURL string) *documents.Locator {
 	return loc
 }
 
-func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderURL string) func(*rest.Deps) {
+func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderURL string) setup {
 	t.Helper()
 	street, err := documents.NewStreet(documents.StreetConfig{Template: template, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	loc := testLocator(t, geocoderURL)
-	return func(d *rest.Deps) { d.Street, d.Locator = street, loc }
+	return func(o *service.Options, _ *rest.Deps) { o.Street, o.Locator = street, loc }
 }
 
 func near(a, b color.RGBA) bool {

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/documents"
-	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/model"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
 // LinkLifetime is how long the legacy format's signed links work, from the
@@ -24,7 +23,7 @@ const LinkLifetime = 90 * 24 * time.Hour
 // legacyRoutes serves the deprecated /companies format and the routes that
 // only ever answer 404.
 type legacyRoutes struct {
-	svc       *resolvers.Service
+	svc       *service.Service
 	seats     *documents.Municipalities // accented city names; nil: the registry's
 	signURL   func(ctx context.Context, path string, q url.Values, expires time.Time) string
 	publicURL string
@@ -32,10 +31,7 @@ type legacyRoutes struct {
 }
 
 func newLegacyRoutes(d Deps) legacyRoutes {
-	h := legacyRoutes{svc: d.Service, signURL: d.SignURL, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
-	if d.Locator != nil {
-		h.seats = d.Locator.Seats
-	}
+	h := legacyRoutes{svc: d.Service, seats: d.Seats, signURL: d.SignURL, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -46,7 +42,7 @@ func newLegacyRoutes(d Deps) legacyRoutes {
 // JSON 404 of an unknown route, so old clients stop instead of retrying.
 // They are routes of their own so that metrics and logs name them.
 func gone(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusNotFound, errorJSON{
+	writeJSON(w, http.StatusNotFound, wire.Error{
 		Code:    http.StatusNotFound,
 		Message: "Cannot " + r.Method + " " + r.URL.EscapedPath(),
 	})
@@ -58,11 +54,11 @@ type legacyCodeJSON struct {
 }
 
 type legacyRegistrationJSON struct {
-	Status            string  `json:"status"`
-	StatusDate        *date   `json:"status_date"`
-	StatusReason      *string `json:"status_reason"`
-	SpecialStatus     *string `json:"special_status"`
-	SpecialStatusDate *date   `json:"special_status_date"`
+	Status            string     `json:"status"`
+	StatusDate        *wire.Date `json:"status_date"`
+	StatusReason      *string    `json:"status_reason"`
+	SpecialStatus     *string    `json:"special_status"`
+	SpecialStatusDate *wire.Date `json:"special_status_date"`
 }
 
 type legacyAddressJSON struct {
@@ -85,17 +81,17 @@ type legacyMemberJSON struct {
 }
 
 type legacySimplesJSON struct {
-	LastUpdate      string `json:"last_update"`
-	SimplesOptant   bool   `json:"simples_optant"`
-	SimplesIncluded *date  `json:"simples_included"`
-	SimplesExcluded *date  `json:"simples_excluded"`
-	SimeiOptant     bool   `json:"simei_optant"`
+	LastUpdate      string     `json:"last_update"`
+	SimplesOptant   bool       `json:"simples_optant"`
+	SimplesIncluded *wire.Date `json:"simples_included"`
+	SimplesExcluded *wire.Date `json:"simples_excluded"`
+	SimeiOptant     bool       `json:"simei_optant"`
 }
 
 type legacySintegraJSON struct {
-	LastUpdate            string             `json:"last_update"`
-	HomeStateRegistration *string            `json:"home_state_registration"`
-	Registrations         []registrationJSON `json:"registrations"`
+	LastUpdate            string              `json:"last_update"`
+	HomeStateRegistration *string             `json:"home_state_registration"`
+	Registrations         []wire.Registration `json:"registrations"`
 }
 
 type legacyFilesJSON struct {
@@ -116,7 +112,7 @@ type legacyCompanyJSON struct {
 	Alias               *string                `json:"alias"`
 	TaxID               string                 `json:"tax_id"`
 	Type                string                 `json:"type"`
-	Founded             *date                  `json:"founded"`
+	Founded             *wire.Date             `json:"founded"`
 	Size                *string                `json:"size"`
 	Capital             json.Number            `json:"capital"`
 	Email               *string                `json:"email"`
@@ -140,75 +136,62 @@ type legacyCompanyJSON struct {
 // and every state's registrations, converted to the legacy shape. The
 // cache parameters are accepted as in the office lookup.
 func (h legacyRoutes) companies(w http.ResponseWriter, r *http.Request) {
-	var cs resolvers.Constraints
+	var cs service.Constraints
 	taxID := pathTaxID(r, &cs)
 	p := newParams(r, &cs)
-	q := resolvers.OfficeQuery{TaxID: taxID, Simples: true, Registrations: []string{"BR"}, Cache: p.cache()}
-	if len(cs) > 0 {
-		writeError(w, r, fault.Invalid(cs...))
+	q := service.OfficeQuery{TaxID: taxID, Simples: true, SimplesHistory: true, Registrations: []string{"BR"}, Cache: p.cache()}
+	if err := cs.Err(); err != nil {
+		writeError(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	o, err := h.svc.Office(ctx, q)
+	o, err := h.svc.Office(r.Context(), q)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	// The exclusion date of the last Simples period is only in its
-	// history; the cache has it, and asking it never goes online.
-	excluded, err := h.simplesExcluded(ctx, taxID)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := h.present(r, o, excluded)
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, h.present(r, o))
 }
 
-func (h legacyRoutes) simplesExcluded(ctx context.Context, taxID cnpj.CNPJ) (*time.Time, error) {
-	cq := resolvers.DefaultCache()
-	cq.Strategy = resolvers.Cache
-	rec, err := h.svc.Simples(ctx, resolvers.SimplesQuery{TaxID: taxID, History: true, Cache: cq})
-	if err != nil {
-		if fault.Classify(err).Kind == fault.NotFound {
-			return nil, nil // nothing cached: no date to show
-		}
-		return nil, err
+// simplesExcluded is the exclusion date of the last closed Simples period,
+// which only its history tells.
+func simplesExcluded(s *model.Simples) *time.Time {
+	if s == nil {
+		return nil
 	}
 	var last *time.Time
-	for _, p := range rec.Simples.History {
+	for _, p := range s.History {
 		if p.Until != nil && (last == nil || p.Until.After(*last)) {
 			last = p.Until
 		}
 	}
-	return last, nil
+	return last
 }
 
 // present converts the office lookup's answer field by field.
-func (h legacyRoutes) present(r *http.Request, o model.Office, excluded *time.Time) legacyCompanyJSON {
+func (h legacyRoutes) present(r *http.Request, o model.Office) legacyCompanyJSON {
 	c := o.Company
-	updated := updatedOf(o.Updated)
+	updated := o.Updated.UTC().Format(wire.StampLayout)
 	out := legacyCompanyJSON{
 		LastUpdate:    updated,
 		Name:          c.Name,
 		Alias:         o.Alias,
 		TaxID:         o.TaxID,
 		Type:          "FILIAL",
-		Founded:       dateOf(o.Founded),
+		Founded:       wire.DateOf(o.Founded),
 		Capital:       json.Number(c.Equity),
 		FederalEntity: c.Jurisdiction,
 		Registration: legacyRegistrationJSON{
 			Status:            strings.ToUpper(o.Status.Text),
-			StatusDate:        dateOf(o.StatusDate),
-			SpecialStatusDate: dateOf(o.SpecialDate),
+			StatusDate:        wire.DateOf(o.StatusDate),
+			SpecialStatusDate: wire.DateOf(o.SpecialDate),
 		},
 		Address:             h.address(o.Address),
-		LegalNature:         legacyCodeJSON{Code: strconv.Itoa(c.Nature.ID), Description: textOf(c.Nature.Text)},
+		LegalNature:         legacyCodeJSON{Code: strconv.Itoa(c.Nature.ID), Description: textOrNull(c.Nature.Text)},
 		PrimaryActivity:     activityOf(o.MainActivity),
 		SecondaryActivities: make([]legacyCodeJSON, len(o.SideActivities)),
 		Membership:          make([]legacyMemberJSON, len(c.Members)),
 		Partnership:         []struct{}{},
-		Sintegra:            legacySintegraJSON{LastUpdate: updated, Registrations: []registrationJSON{}},
+		Sintegra:            legacySintegraJSON{LastUpdate: updated, Registrations: []wire.Registration{}},
 	}
 	if o.Head {
 		out.Type = "MATRIZ"
@@ -226,7 +209,7 @@ func (h legacyRoutes) present(r *http.Request, o model.Office, excluded *time.Ti
 		out.PhoneAlt = phoneOf(o.Phones[1])
 	}
 	if o.Status.ID != 2 && o.Reason != nil {
-		out.Registration.StatusReason = textOf(o.Reason.Text)
+		out.Registration.StatusReason = textOrNull(o.Reason.Text)
 	}
 	if o.Special != nil {
 		out.Registration.SpecialStatus = &o.Special.Text
@@ -241,14 +224,14 @@ func (h legacyRoutes) present(r *http.Request, o model.Office, excluded *time.Ti
 		}
 	}
 	if s := c.Simples; s != nil {
-		out.SimplesNacional = legacySimplesJSON{LastUpdate: updated, SimplesOptant: s.Optant, SimplesIncluded: dateOf(s.Since), SimplesExcluded: dateOf(excluded)}
+		out.SimplesNacional = legacySimplesJSON{LastUpdate: updated, SimplesOptant: s.Optant, SimplesIncluded: wire.DateOf(s.Since), SimplesExcluded: wire.DateOf(simplesExcluded(s))}
 	}
 	if c.Simei != nil {
 		out.SimplesNacional.SimeiOptant = c.Simei.Optant
 	}
 	out.SimplesNacional.LastUpdate = updated
 	for _, reg := range o.Registrations {
-		out.Sintegra.Registrations = append(out.Sintegra.Registrations, registrationJSON{State: reg.State, Number: reg.Number, Enabled: reg.Enabled})
+		out.Sintegra.Registrations = append(out.Sintegra.Registrations, wire.Registration{State: reg.State, Number: reg.Number, Enabled: reg.Enabled})
 		// The home state's registration: an enabled one wins.
 		if reg.State == o.Address.State && (out.Sintegra.HomeStateRegistration == nil || reg.Enabled) {
 			n := reg.Number
@@ -328,15 +311,23 @@ func (h legacyRoutes) baseURL(r *http.Request) string {
 }
 
 func activityOf(c model.Code) legacyCodeJSON {
-	return legacyCodeJSON{Code: fmt.Sprintf("%07d", c.ID), Description: textOf(c.Text)}
+	return legacyCodeJSON{Code: fmt.Sprintf("%07d", c.ID), Description: textOrNull(c.Text)}
 }
 
 func roleOf(c model.Code) legacyCodeJSON {
-	return legacyCodeJSON{Code: strconv.Itoa(c.ID), Description: textOf(c.Text)}
+	return legacyCodeJSON{Code: strconv.Itoa(c.ID), Description: textOrNull(c.Text)}
 }
 
 // phoneOf is the legacy phone: area code and number as one digit string.
 func phoneOf(p model.Phone) *string {
 	s := p.Area + p.Number
+	return &s
+}
+
+// textOrNull is a code's text, null when the registry's table lacks it.
+func textOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
 	return &s
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // testSigner stands in for auth.SignURL: it appends the expiry and a fake
@@ -29,13 +30,13 @@ func testSigner(ctx context.Context, path string, q url.Values, expires time.Tim
 	return path + "?" + q2.Encode()
 }
 
-func legacyDeps(t *testing.T) func(*rest.Deps) {
+func legacyDeps(t *testing.T) setup {
 	seats, err := documents.LoadMunicipalities(seatsPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(d *rest.Deps) {
-		d.Locator = &documents.Locator{Seats: seats}
+	return func(_ *service.Options, d *rest.Deps) {
+		d.Seats = seats
 		d.SignURL = testSigner
 		d.PublicURL = "https://api.example.com/"
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // params reads query parameters, recording every violated rule in cs
@@ -16,10 +16,10 @@ import (
 // send newer ones.
 type params struct {
 	values url.Values
-	cs     *resolvers.Constraints
+	cs     *service.Constraints
 }
 
-func newParams(r *http.Request, cs *resolvers.Constraints) params {
+func newParams(r *http.Request, cs *service.Constraints) params {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		cs.Add("query string must be correctly URL-encoded")
@@ -70,8 +70,8 @@ func (p params) list(name string) []string {
 }
 
 // cache reads strategy, maxAge and maxStale.
-func (p params) cache() resolvers.CacheQuery {
-	q := resolvers.DefaultCache()
+func (p params) cache() service.CacheQuery {
+	q := service.DefaultCache()
 	if v, ok := p.single("strategy"); ok {
 		q.Strategy = p.cs.ParseStrategy("strategy", v)
 	}
@@ -102,7 +102,7 @@ func (p params) taxID() cnpj.CNPJ {
 
 // pathParam returns a path segment decoded; a bad escape is reported as an
 // invalid value of the parameter.
-func pathParam(r *http.Request, name string, cs *resolvers.Constraints, rule string) (string, bool) {
+func pathParam(r *http.Request, name string, cs *service.Constraints, rule string) (string, bool) {
 	raw := chi.URLParam(r, name)
 	v, err := url.PathUnescape(raw)
 	if err != nil {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
 const contentTypeJSON = "application/json; charset=utf-8"
@@ -30,17 +32,6 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// errorJSON is the one error body of the contract.
-type errorJSON struct {
-	Code        int      `json:"code"`
-	Message     string   `json:"message"`
-	Constraints []string `json:"constraints,omitempty"`
-	Reason      string   `json:"reason,omitempty"`
-	Permission  string   `json:"permission,omitempty"`
-	Required    *int     `json:"required,omitempty"`
-	Remaining   *int     `json:"remaining,omitempty"`
-}
-
 // writeError is the only place an error becomes a response: the fault's
 // kind decides the status, its public fields the body; the cause goes to
 // the access log through the request's state, never to the client.
@@ -49,7 +40,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st := stateFrom(r.Context()); st != nil {
 		st.fault = f
 	}
-	writeJSON(w, f.Status(), errorJSON{
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(fault.Seconds(f.RetryAfter)))
+	}
+	writeJSON(w, f.Status(), wire.Error{
 		Code:        f.Status(),
 		Message:     f.Message,
 		Constraints: f.Constraints,

@@ -15,23 +15,22 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
 // Deps is what the router needs.
 type Deps struct {
-	Service *resolvers.Service
+	Service *service.Service
 	Logger  *slog.Logger // nil: discard
 	Metrics *Metrics     // nil: a fresh registry without pool statistics
 	// RequestTimeout bounds every request (0: none).
 	RequestTimeout time.Duration
 	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
 	CORSOrigins []string
-	// CompanyCacheBytes bounds the rendered company answers kept per
-	// snapshot (0: 64 MiB; negative: none).
-	CompanyCacheBytes int
-	// Authenticate checks credentials, permissions and limits of every
-	// lookup (auth.Service.Middleware); nil serves them openly.
+	// Authenticate resolves the credential of every request to the account
+	// asking (auth.Service.Middleware), whose lookups the service then
+	// admits and prices; nil serves them openly.
 	Authenticate func(http.Handler) http.Handler
 	// Mount adds routes served under the same middleware as the lookups
 	// (GraphQL); called with the router after the REST routes.
@@ -39,19 +38,9 @@ type Deps struct {
 	// MountPublic adds routes that need no credential (the playground page).
 	MountPublic func(r chi.Router)
 
-	// Maps renders /office/{taxId}/map; nil: 503 map provider is not configured.
-	Maps *documents.Maps
-	// Street serves /office/{taxId}/street; nil: 503.
-	Street *documents.Street
-	// Locator places offices for map and street (nil: both 503); its
-	// municipality seats also give the legacy format accented city names.
-	Locator *documents.Locator
-	// Charge debits the credits of the request's account before a priced
-	// document is made (auth.Charge); its error goes to the one error
-	// renderer (429 not enough credits). nil: documents are free.
-	Charge func(ctx context.Context, cost int) error
-	// Costs of certificates, map and street; nil: DefaultCosts.
-	Costs *Costs
+	// Seats gives the legacy format accented city names; nil: the
+	// registry's own.
+	Seats *documents.Municipalities
 	// SignURL signs a public link to a file route for the request's account
 	// (auth.SignURL), valid until expires. It returns the path with its
 	// signed query, or an absolute URL. nil: links are unsigned and need
@@ -60,7 +49,7 @@ type Deps struct {
 	// PublicURL is the base of links in answers ("https://api.example.com");
 	// empty: the scheme and Host of the request.
 	PublicURL string
-	// Now is the clock of certificates and link expiry; nil: time.Now.
+	// Now is the clock of link expiry; nil: time.Now.
 	Now func() time.Time
 }
 
@@ -96,14 +85,7 @@ func NewRouter(d Deps) http.Handler {
 		m = NewMetrics(nil)
 	}
 	h := lookups{svc: d.Service}
-	if d.CompanyCacheBytes >= 0 {
-		n := d.CompanyCacheBytes
-		if n == 0 {
-			n = 64 << 20
-		}
-		h.companies = newBodyCache(n)
-	}
-	docs := newDocumentRoutes(d)
+	docs := documentRoutes{svc: d.Service}
 	legacy := newLegacyRoutes(d)
 
 	r := chi.NewRouter()
@@ -154,7 +136,7 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	if st := stateFrom(r.Context()); st != nil {
 		st.unmatched = true
 	}
-	writeJSON(w, http.StatusNotFound, errorJSON{
+	writeJSON(w, http.StatusNotFound, wire.Error{
 		Code:    http.StatusNotFound,
 		Message: "Cannot " + r.Method + " " + r.URL.EscapedPath(),
 	})
@@ -173,7 +155,7 @@ type snapshotJSON struct {
 
 // ready answers 200 with the live snapshot when the database answers and
 // holds one, 503 otherwise.
-func ready(svc *resolvers.Service) http.HandlerFunc {
+func ready(svc *service.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()

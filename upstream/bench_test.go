@@ -9,8 +9,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // BenchmarkCachedOffice compares the cached office lookup (default
@@ -46,8 +46,8 @@ func BenchmarkCachedOffice(b *testing.B) {
 		dbtest.LoadFixture(b, d)
 		d.SetMaxOpenConns(16) // as the edge's
 		var n atomic.Int64
-		svc := resolvers.New(db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }}),
-			resolvers.Options{Now: func() time.Time { return now }})
+		svc := service.New(db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }}),
+			service.Options{Now: func() time.Time { return now }})
 		run(b, rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second}), &n)
 	})
 	b.Run("strategy", func(b *testing.B) {

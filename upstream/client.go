@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,13 +24,15 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
 // Portals a source may be used for, by the names UPSTREAM_PORTALS takes.
 const (
-	PortalRegistry      = "rfb"
-	PortalSimples       = "simples"
-	PortalRegistrations = "ccc"
+	PortalRegistry      = service.PortalRegistry
+	PortalSimples       = service.PortalSimples
+	PortalRegistrations = service.PortalRegistrations
 )
 
 // AllPortals lists every portal.
@@ -144,7 +147,7 @@ func New(cfg Config) (*Client, error) {
 		portals = AllPortals
 	}
 	for _, p := range portals {
-		if !contains(AllPortals, p) {
+		if !slices.Contains(AllPortals, p) {
 			return nil, fmt.Errorf("upstream portal %q: want one of %s", p, strings.Join(AllPortals, ", "))
 		}
 		c.portals[p] = true
@@ -166,7 +169,7 @@ func (c *Client) Serves(portal string) bool { return c.portals[portal] }
 // Registry fetches the federal registry record of an office, with its
 // company and members (GET /rfb).
 func (c *Client) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, error) {
-	var w registryWire
+	var w wire.Registry
 	q := url.Values{"taxId": {string(taxID)}}
 	if err := c.get(ctx, PortalRegistry, "/rfb", q, &w); err != nil {
 		return model.Office{}, err
@@ -174,39 +177,29 @@ func (c *Client) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, e
 	if w.TaxID != string(taxID) {
 		return model.Office{}, c.offline(PortalRegistry, fmt.Errorf("asked for %s, the source answered %q", taxID, w.TaxID))
 	}
-	return w.model(), nil
+	return w.Model(), nil
 }
 
 // Simples fetches the Simples Nacional and SIMEI state of an office's
 // company, with history (GET /simples).
 func (c *Client) Simples(ctx context.Context, taxID cnpj.CNPJ) (model.SimplesRecord, error) {
-	var w simplesWire
+	var w wire.SimplesLookup
 	q := url.Values{"taxId": {string(taxID)}, "history": {"true"}}
 	if err := c.get(ctx, PortalSimples, "/simples", q, &w); err != nil {
 		return model.SimplesRecord{}, err
 	}
-	return model.SimplesRecord{
-		Updated: w.Updated.t,
-		TaxID:   string(taxID),
-		Root:    string(taxID.Root()),
-		Simples: w.Simples.model(),
-		Simei:   w.Simei.model(),
-	}, nil
+	return w.Model(taxID), nil
 }
 
 // Registrations fetches the state registrations of an office for the given
 // UFs (BR: all) through the office lookup (GET /office/{taxId}).
 func (c *Client) Registrations(ctx context.Context, taxID cnpj.CNPJ, states []string) ([]model.Registration, error) {
-	var w registrationsWire
+	var w wire.Office
 	q := url.Values{"registrations": {strings.Join(states, ",")}}
 	if err := c.get(ctx, PortalRegistrations, "/office/"+url.PathEscape(string(taxID)), q, &w); err != nil {
 		return nil, err
 	}
-	out := make([]model.Registration, len(w.Registrations))
-	for i, r := range w.Registrations {
-		out[i] = model.Registration{State: r.State, Number: r.Number, Enabled: r.Enabled}
-	}
-	return out, nil
+	return w.RegistrationList(), nil
 }
 
 // errBreakerOpen is the cause of a fast failure.
@@ -319,7 +312,7 @@ func (c *Client) attempt(ctx context.Context, u string, dst any) error {
 		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 		return errRetryable{fmt.Errorf("source answered %s", res.Status)}
 	}
-	var e errorWire
+	var e wire.Error
 	_ = json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&e)
 	if res.StatusCode == http.StatusNotFound && e.Message == fault.MsgTaxIDNotFound {
 		return fault.E(fault.NotFound, fault.MsgTaxIDNotFound, errors.New("upstream: tax id not registered"))
@@ -330,13 +323,4 @@ func (c *Client) attempt(ctx context.Context, u string, dst any) error {
 	// Anything else (a bad credential, no credits at the source, a wrong
 	// base URL) means the source cannot serve us: offline.
 	return fmt.Errorf("source answered %s: %s", res.Status, e.Message)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

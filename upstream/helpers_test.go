@@ -17,8 +17,8 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
 	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/upstream"
 )
 
@@ -81,7 +81,7 @@ func newCentral(t testing.TB) *central {
 	t.Helper()
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
-	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: func() time.Time { return now }})
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{Now: func() time.Time { return now }})
 	a := &central{calls: &counter{}}
 	h := a.calls.wrap(rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second}))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -110,6 +110,19 @@ type edge struct {
 	queries atomic.Int64 // SQL round trips
 }
 
+// creditCounter is a meter that admits everything and counts the credits
+// charged: reserved and not refunded.
+type creditCounter struct{ charged *atomic.Int64 }
+
+func (creditCounter) Admit(context.Context, string) error { return nil }
+
+func (c creditCounter) Reserve(_ context.Context, n int) error {
+	c.charged.Add(int64(n))
+	return nil
+}
+
+func (c creditCounter) Refund(_ context.Context, n int) { c.charged.Add(-int64(n)) }
+
 type edgeOptions struct {
 	snapshot bool // load the fixture snapshot into B's database
 	config   func(*upstream.Config)
@@ -134,13 +147,10 @@ func newEdge(t testing.TB, upstreamURL string, o edgeOptions) *edge {
 	b := &edge{db: d}
 	b.clock.Store(now.UnixNano())
 	b.store = db.NewStore(d, db.StoreOptions{OnQuery: func() { b.queries.Add(1) }})
-	svc := resolvers.New(b.store, resolvers.Options{
-		Upstream: client,
-		Now:      func() time.Time { return time.Unix(0, b.clock.Load()).UTC() },
-		Charge: func(_ context.Context, cost int) error {
-			b.charged.Add(int64(cost))
-			return nil
-		},
+	svc := service.New(b.store, service.Options{
+		Source: client,
+		Now:    func() time.Time { return time.Unix(0, b.clock.Load()).UTC() },
+		Meter:  creditCounter{&b.charged},
 	})
 	b.h = rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second})
 	b.srv = httptest.NewServer(b.h)

@@ -290,14 +290,12 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg, err := auth.ConfigFromEnv()
-		if err != nil {
-			return err
-		}
-		if sub == "sign" && len(cfg.SigningKey) == 0 {
+		conf := loadConfig()
+		if sub == "sign" && conf.Auth.SigningKey == "" {
 			return errors.New("SIGNING_KEY is not set: a signed URL would not verify on the server")
 		}
-		cfg.DB, cfg.RedisURL = d, ""
+		cfg := authConfig(conf.Auth, d, nil)
+		cfg.RedisURL = ""
 		svc, err := auth.New(ctx, cfg)
 		if err != nil {
 			return err

@@ -24,8 +24,9 @@ func init() { commands["dev"] = runDev }
 // creates a development account, prints its key, and serves.
 func runDev(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ExitOnError)
-	dir := fs.String("sample", env("SAMPLE_DIR", ".data/sample"), "where the generated sample dump lives")
-	companies := fs.Int("companies", envInt("SAMPLE_COMPANIES", 2000), "companies in the generated sample")
+	cfg := loadConfig()
+	dir := fs.String("sample", cfg.Dev.SampleDir, "where the generated sample dump lives")
+	companies := fs.Int("companies", cfg.Dev.SampleCompanies, "companies in the generated sample")
 	reimport := fs.Bool("reimport", false, "import the sample even when a snapshot is already served")
 	_ = fs.Parse(args)
 
@@ -66,7 +67,7 @@ func runDev(ctx context.Context, args []string) error {
 	}
 	// The playground opens with this key in its Authorization header.
 	_ = os.Setenv("PLAYGROUND_API_KEY", key)
-	base := "http://" + env("ADDR", ":8080")
+	base := "http://" + cfg.Server.Addr
 	if strings.HasPrefix(base, "http://:") { // a port alone: every interface
 		base = "http://localhost" + strings.TrimPrefix(base, "http://")
 	}

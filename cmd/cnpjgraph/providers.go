@@ -1,36 +1,39 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"log/slog"
-	"os"
-	"strings"
-	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/config"
 	"github.com/cnpjgraph/cnpjgraph/documents"
-	"github.com/cnpjgraph/cnpjgraph/rest"
 )
 
-// documentProviders configures the map, street and geocoding providers
-// from the environment into deps. Each is optional: an unset provider makes
-// its route answer 503, never a failure to start. A set but unusable one
-// (bad URL, unreadable file) stops the server: a typo must not pass for
-// "not configured".
-func documentProviders(deps *rest.Deps, log *slog.Logger) error {
-	deps.PublicURL = os.Getenv("PUBLIC_URL")
+// providers are the map, street and geocoding providers of the
+// configuration.
+type providers struct {
+	maps    *documents.Maps
+	street  *documents.Street
+	locator *documents.Locator
+}
 
+// documentProviders builds the providers the configuration names. Each is
+// optional: an unset provider makes its route answer 503, never a failure
+// to start. A set but unusable one (bad template, unreadable file) stops
+// the server: a typo must not pass for "not configured".
+func documentProviders(c config.Images, log *slog.Logger) (providers, error) {
+	var p providers
 	var loc documents.Locator
-	if path := os.Getenv("MUNICIPALITY_COORDINATES"); path != "" {
-		seats, err := documents.LoadMunicipalities(path)
+	if c.MunicipalityCoordinates != "" {
+		seats, err := documents.LoadMunicipalities(c.MunicipalityCoordinates)
 		if err != nil {
-			return err
+			return p, err
 		}
 		loc.Seats = seats
 	}
-	if u := os.Getenv("GEOCODER_URL"); u != "" {
-		g, err := documents.NewGeocoder(u, envDuration("GEOCODER_TIMEOUT", defaultProviderTimeout), envInt("GEOCODER_CACHE", 10000))
+	if c.GeocoderURL != "" {
+		g, err := documents.NewGeocoder(c.GeocoderURL, c.GeocoderTimeout, c.GeocoderCache)
 		if err != nil {
-			return err
+			return p, err
 		}
 		loc.Geocoder = g
 		loc.OnGeocoderError = func(err error) {
@@ -38,38 +41,33 @@ func documentProviders(deps *rest.Deps, log *slog.Logger) error {
 		}
 	}
 	if loc.Seats != nil || loc.Geocoder != nil {
-		deps.Locator = &loc
+		p.locator = &loc
 	}
-
-	perType := map[string]string{}
-	for _, t := range documents.MapTypes {
-		perType[t] = os.Getenv("MAP_TILE_URL_" + strings.ToUpper(t))
+	perType := map[string]string{
+		"roadmap": c.MapTileURLRoadmap, "terrain": c.MapTileURLTerrain,
+		"satellite": c.MapTileURLSatellite, "hybrid": c.MapTileURLHybrid,
 	}
-	if templates := documents.TileTemplates(os.Getenv("MAP_TILE_URL"), perType); len(templates) > 0 {
+	if templates := documents.TileTemplates(c.MapTileURL, perType); len(templates) > 0 {
 		maps, err := documents.NewMaps(documents.MapConfig{
 			Templates:  templates,
-			MaxZoom:    envInt("MAP_MAX_ZOOM", 19),
-			Timeout:    envDuration("MAP_TIMEOUT", defaultProviderTimeout),
-			CacheBytes: envInt("MAP_TILE_CACHE_MB", 64) << 20,
+			MaxZoom:    c.MapMaxZoom,
+			Timeout:    c.MapTimeout,
+			CacheBytes: c.MapTileCacheMB << 20,
 		})
 		if err != nil {
-			return err
+			return p, err
 		}
-		deps.Maps = maps
+		p.maps = maps
 	}
-	if t := os.Getenv("STREET_IMAGE_URL"); t != "" {
-		street, err := documents.NewStreet(documents.StreetConfig{Template: t, Timeout: envDuration("STREET_TIMEOUT", defaultProviderTimeout)})
+	if c.StreetImageURL != "" {
+		street, err := documents.NewStreet(documents.StreetConfig{Template: c.StreetImageURL, Timeout: c.StreetTimeout})
 		if err != nil {
-			return err
+			return p, err
 		}
-		deps.Street = street
+		p.street = street
 	}
-	if (deps.Maps != nil || deps.Street != nil) && deps.Locator == nil {
-		return fmt.Errorf("map or street imagery configured without GEOCODER_URL or MUNICIPALITY_COORDINATES: offices cannot be placed")
+	if (p.maps != nil || p.street != nil) && p.locator == nil {
+		return p, errors.New("map or street imagery configured without GEOCODER_URL or MUNICIPALITY_COORDINATES: offices cannot be placed")
 	}
-	return nil
+	return p, nil
 }
-
-// defaultProviderTimeout stays well under the default request timeout, so
-// a hanging provider is a 504 of ours, not a cut connection.
-const defaultProviderTimeout = 5 * time.Second

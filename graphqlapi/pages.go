@@ -1,18 +1,17 @@
-package resolvers
+package graphqlapi
 
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/cnpjgraph/cnpjgraph/db"
-	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
+	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // Cursors are opaque to clients; inside they name the item's place in the
@@ -59,56 +58,30 @@ func parseMembershipCursor(s string) (root string, position int, ok bool) {
 	return root, position, true
 }
 
-// pageSize reads a connection's `first` argument.
-func pageSize(cs *Constraints, first *int) int {
-	if first == nil {
-		return DefaultPageSize
-	}
-	if *first < 1 || *first > MaxPageSize {
-		cs.Add(fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
-	}
-	return *first
-}
-
 // badCursor is the sentence for an `after` that is not one of our cursors.
 const badCursor = "after must be a cursor from pageInfo.endCursor"
 
 // officePage answers Company.offices. The company's office summaries come
 // from one loader batch for every company at this level; only when the
 // client selects fields beyond the summary (address, phones, ...) are the
-// page's offices loaded in full, again in one batch for the level.
-func (r *Resolver) officePage(ctx context.Context, root string, first *int, after *string) (*graph.OfficeConnection, error) {
-	var cs Constraints
-	key := db.PageKey{Root: root, First: pageSize(&cs, first)}
+// page's offices read in full, again in one batch for the level.
+func (r *Resolver) officePage(ctx context.Context, c *model.Company, first *int, after *string) (*graph.OfficeConnection, error) {
+	var cs service.Constraints
+	q := service.OfficePageQuery{First: cs.ParsePageSize("first", first), Full: wantsFullOffices(ctx)}
 	if after != nil {
 		var ok bool
-		if key.After, ok = decodeCursor(*after, officeCursorPrefix); !ok {
+		if q.After, ok = decodeCursor(*after, officeCursorPrefix); !ok {
 			cs.Add(badCursor)
 		}
 	}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
-	l := r.Service.loaders(ctx)
-	// Only the page is read, never the company's thousands of offices.
-	p, err := l.OfficePages.Load(ctx, key)()
+	p, err := r.Service.CompanyOffices(ctx, c, q)
 	if err != nil {
-		return nil, storeErr(err, "")
+		return nil, err
 	}
 	page := p.Offices
-	if len(page) > 0 && wantsFullOffices(ctx) {
-		keys := make([]string, len(page))
-		for i, o := range page {
-			keys[i] = o.TaxID
-		}
-		full, errs := l.Offices.LoadMany(ctx, keys)()
-		for _, err := range errs {
-			if err != nil {
-				return nil, storeErr(err, "")
-			}
-		}
-		page = full
-	}
 	conn := &graph.OfficeConnection{
 		TotalCount: p.Total,
 		Nodes:      page,
@@ -126,31 +99,31 @@ func (r *Resolver) officePage(ctx context.Context, root string, first *int, afte
 
 // membershipPage answers Person.membership: a page for every person of the
 // level in one loader batch, each membership with its whole company.
-func (r *Resolver) membershipPage(ctx context.Context, personID string, first *int, after *string) (*graph.MembershipConnection, error) {
-	var cs Constraints
-	key := db.MembershipPageKey{PersonID: personID, First: pageSize(&cs, first)}
+func (r *Resolver) membershipPage(ctx context.Context, p *model.Person, first *int, after *string) (*graph.MembershipConnection, error) {
+	var cs service.Constraints
+	q := service.MembershipPageQuery{First: cs.ParsePageSize("first", first)}
 	if after != nil {
 		var ok bool
-		if key.AfterRoot, key.AfterPosition, ok = parseMembershipCursor(*after); !ok {
+		if q.AfterRoot, q.AfterPosition, ok = parseMembershipCursor(*after); !ok {
 			cs.Add(badCursor)
 		}
 	}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
-	p, err := r.Service.loaders(ctx).MembershipPages.Load(ctx, key)()
+	mp, err := r.Service.PersonMemberships(ctx, p, q)
 	if err != nil {
-		return nil, storeErr(err, "")
+		return nil, err
 	}
-	page := orEmpty(p.Memberships)
+	page := orEmpty(mp.Memberships)
 	conn := &graph.MembershipConnection{
-		TotalCount: p.Total,
+		TotalCount: mp.Total,
 		Nodes:      page,
 		Edges:      make([]graph.MembershipEdge, len(page)),
-		PageInfo:   &graph.PageInfo{HasNextPage: p.HasNext},
+		PageInfo:   &graph.PageInfo{HasNextPage: mp.HasNext},
 	}
 	for i := range page {
-		conn.Edges[i] = graph.MembershipEdge{Cursor: MembershipCursor(page[i].Company.Root, p.Positions[i]), Node: &page[i]}
+		conn.Edges[i] = graph.MembershipEdge{Cursor: MembershipCursor(page[i].Company.Root, mp.Positions[i]), Node: &page[i]}
 	}
 	if len(page) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor

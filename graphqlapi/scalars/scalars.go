@@ -1,4 +1,7 @@
-package model
+// Package scalars holds the marshalers of the GraphQL schema's own scalars
+// (Date, DateTime, Decimal), bound in gqlgen.yml. They write exactly what
+// REST writes, so a client reads the same text through either API.
+package scalars
 
 import (
 	"errors"
@@ -12,10 +15,6 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 )
-
-// The GraphQL scalars of the schema (schema/query.graphqls), bound in
-// gqlgen.yml. They write exactly what REST writes, so a client reads the
-// same text through either API.
 
 // DateLayout is the text of a calendar date.
 const DateLayout = "2006-01-02"
@@ -102,29 +101,4 @@ func plainDecimal(s string) bool {
 
 func quoted(s string) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(s)) })
-}
-
-// TextOrNil is the code's text, nil when the registry's table lacks the
-// code: GraphQL says null there, as REST does.
-func (c Code) TextOrNil() *string {
-	if c.Text == "" {
-		return nil
-	}
-	return &c.Text
-}
-
-// IDOrNil is the M49 code, nil when the registry's country has none.
-func (c Country) IDOrNil() *int {
-	if c.ID == 0 {
-		return nil
-	}
-	return &c.ID
-}
-
-// NameOrNil is the country's name, nil when unknown.
-func (c Country) NameOrNil() *string {
-	if c.Name == "" {
-		return nil
-	}
-	return &c.Name
 }

@@ -1,4 +1,4 @@
-package resolvers
+package service
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 // decide applies the cache strategy to one portal whose cached data was
 // updated at updated (zero: nothing cached), at the request time now. It
 // reports whether the cached data answers; when it does not, fetch has
-// filled the online answer. Without an upstream for the portal every online
-// fetch fails as offline.
-func (s *Service) decide(ctx context.Context, portal string, q CacheQuery, now, updated time.Time, fetch func(context.Context) error) (cached bool, err error) {
+// filled the online answer, paid for on b. Without a source for the portal
+// every online fetch fails as offline.
+func (s *Service) decide(ctx context.Context, b *bill, portal string, q CacheQuery, now, updated time.Time, fetch func(context.Context) error) (cached bool, err error) {
 	age := now.Sub(updated)
 	have := !updated.IsZero()
 	switch q.Strategy {
@@ -29,7 +29,7 @@ func (s *Service) decide(ctx context.Context, portal string, q CacheQuery, now, 
 			return true, nil
 		}
 	}
-	err = s.online(ctx, portal, fetch)
+	err = s.fetchOnline(ctx, b, portal, fetch)
 	if err == nil {
 		return false, nil
 	}
@@ -49,13 +49,21 @@ func failed(err error) bool {
 	return k == fault.Unavailable || k == fault.DeadlineExceeded
 }
 
-// online runs fetch against the upstream, classifying its failure: a
+// fetchOnline runs fetch against the source, the online price reserved on
+// b first (so a caller who cannot pay is refused before the source is
+// asked) and refunded when the fetch fails. It classifies the failure: a
 // deadline is a 504, anything else means the source is offline (503).
-func (s *Service) online(ctx context.Context, portal string, fetch func(context.Context) error) error {
-	if !s.serves(portal) {
-		return fault.E(fault.Unavailable, fault.MsgOffline, errors.New("no upstream configured for "+portal))
+func (s *Service) fetchOnline(ctx context.Context, b *bill, portal string, fetch func(context.Context) error) error {
+	if !s.source.Serves(portal) {
+		return fault.E(fault.Unavailable, fault.MsgOffline, errors.New("no online source for "+portal))
+	}
+	if err := b.reserve(ctx, s.prices.Online); err != nil {
+		return err
 	}
 	err := fetch(ctx)
+	if err != nil {
+		b.refund(ctx, s.prices.Online)
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -69,20 +77,7 @@ func (s *Service) online(ctx context.Context, portal string, fetch func(context.
 	return fault.E(fault.Unavailable, fault.MsgOffline, err)
 }
 
-// serves reports whether the upstream fetches portal online. An upstream
-// may serve only some portals (UPSTREAM_PORTALS); for the others the
-// snapshot stays authoritative, as if none were configured.
-func (s *Service) serves(portal string) bool {
-	if s.upstream == nil {
-		return false
-	}
-	if p, ok := s.upstream.(interface{ Serves(string) bool }); ok {
-		return p.Serves(portal)
-	}
-	return true
-}
-
-// fetch gets a portal's data for a tax id from the upstream and keeps it in
+// fetch gets a portal's data for a tax id from the source and keeps it in
 // the overlay. Concurrent requests for the same tax id and portal share one
 // upstream call and one overlay write; each gets the encoded data and
 // decodes its own copy, so no request can change another's answer.
@@ -128,11 +123,12 @@ func (s *Service) fetch(ctx context.Context, portal string, taxID cnpj.CNPJ, get
 	}
 }
 
-// lookup is one request's view of a tax id when an upstream is configured:
-// the snapshot's and the overlay's records, read concurrently and once, the
-// request time, and how many portals it answered online (to charge).
+// lookup is one lookup's view of a tax id: the snapshot's and the overlay's
+// records, read concurrently and once, the request time, and the bill that
+// pays for what goes online.
 type lookup struct {
 	s       *Service
+	bill    *bill
 	taxID   cnpj.CNPJ
 	cq      CacheQuery
 	now     time.Time
@@ -141,15 +137,14 @@ type lookup struct {
 	office  func() (model.Office, error) // the snapshot's office; nil when not read
 	members func() ([]model.Member, error)
 	history func() (db.SimplesHistory, error)
-	online  int
 }
 
 // begin starts the reads a lookup needs: the snapshot's office (with members
 // for the registry portal, Simples history when asked) through the loaders,
-// and meanwhile the overlay rows of every portal in one query. ONLINE reads
-// nothing: every portal goes online.
-func (s *Service) begin(ctx context.Context, taxID cnpj.CNPJ, cq CacheQuery, members, history bool) (*lookup, error) {
-	lk := &lookup{s: s, taxID: taxID, cq: cq, now: s.now()}
+// and meanwhile, when the source serves some portal, the overlay rows of
+// every portal in one query. ONLINE reads nothing: every portal goes online.
+func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQuery, members, history bool) (*lookup, error) {
+	lk := &lookup{s: s, bill: b, taxID: taxID, cq: cq, now: s.now()}
 	var err error
 	if lk.codes, err = s.codes(ctx); err != nil {
 		return nil, err
@@ -168,40 +163,21 @@ func (s *Service) begin(ctx context.Context, taxID cnpj.CNPJ, cq CacheQuery, mem
 			lk.history = l.SimplesHistory.Load(ctx, root)
 		}
 	}
-	lk.overlay, err = db.Overlay(ctx, s.store.Q, string(taxID))
-	if err != nil {
-		return nil, storeErr(err, "")
+	if s.overlay {
+		if lk.overlay, err = db.Overlay(ctx, s.store.Q, string(taxID)); err != nil {
+			return nil, storeErr(err, "")
+		}
 	}
 	return lk, nil
 }
 
-// codes returns the live snapshot's codes, nil when nothing is imported. The
-// catalog asks the database on every call while there is no snapshot; an
-// edge instance, which may never import, would pay that query, serialized,
-// on every lookup. So "none" is remembered for the catalog's interval: an
-// import is noticed as soon as the catalog would notice a newer one.
-func (s *Service) codes(ctx context.Context) (*db.Codes, error) {
-	if time.Now().UnixNano() < s.noSnapshotUntil.Load() {
-		return nil, nil
-	}
-	codes, err := s.store.Catalog.Current(ctx)
-	switch {
-	case err == nil:
-		return codes, nil
-	case errors.Is(err, db.ErrNoSnapshot):
-		s.noSnapshotUntil.Store(time.Now().Add(s.store.Catalog.Interval).UnixNano())
-		return nil, nil
-	}
-	return nil, storeErr(err, "")
-}
-
 // fromOverlay decodes the overlay record of a portal into v when the
-// upstream serves the portal and the record is newer than the snapshot. A
+// source serves the portal and the record is newer than the snapshot. A
 // record that no longer decodes (the model changed) counts as absent: the
 // next online answer replaces it.
 func (lk *lookup) fromOverlay(portal string, v any, evenIfOlder bool) (time.Time, bool) {
 	rec, ok := lk.overlay[portal]
-	if !ok || !lk.s.serves(portal) {
+	if !ok || !lk.s.source.Serves(portal) {
 		return time.Time{}, false
 	}
 	if !evenIfOlder && lk.codes != nil && !rec.Updated.After(lk.codes.Updated()) {
@@ -236,14 +212,14 @@ func (lk *lookup) snapshotOffice() (model.Office, error) {
 
 // cached picks a portal's cached record: the overlay's when it is newer
 // than the snapshot, else the snapshot's (read through fromSnapshot), else
-// an older overlay record of a tax id the snapshot lacks. Without an
-// upstream for the portal the snapshot is authoritative: its time decides
-// before the lookup, and a tax id it lacks is not registered.
+// an older overlay record of a tax id the snapshot lacks. Without a source
+// for the portal the snapshot is authoritative: its time decides before the
+// lookup, and a tax id it lacks is not registered.
 func (lk *lookup) cached(portal string, v any, fromSnapshot func() error) (updated time.Time, missing error, err error) {
 	if lk.cq.Strategy == Online {
 		return time.Time{}, nil, nil
 	}
-	served := lk.s.serves(portal)
+	served := lk.s.source.Serves(portal)
 	if !served && lk.codes == nil {
 		return time.Time{}, nil, fault.E(fault.Unavailable, fault.MsgNoSnapshot, db.ErrNoSnapshot)
 	}
@@ -278,7 +254,7 @@ func (lk *lookup) resolve(ctx context.Context, portal string, updated time.Time,
 	if lk.cq.Strategy == Cache && updated.IsZero() {
 		return false, nil, fault.E(fault.NotFound, fault.MsgCacheMissing, nil)
 	}
-	cached, err := lk.s.decide(ctx, portal, lk.cq, lk.now, updated, func(ctx context.Context) error {
+	cached, err := lk.s.decide(ctx, lk.bill, portal, lk.cq, lk.now, updated, func(ctx context.Context) error {
 		var err error
 		body, err = lk.s.fetch(ctx, portal, lk.taxID, get)
 		return err
@@ -291,14 +267,13 @@ func (lk *lookup) resolve(ctx context.Context, portal string, updated time.Time,
 	case cached:
 		return false, nil, nil
 	}
-	lk.online++
 	return true, body, nil
 }
 
 // registry answers the registry portal: office, company and members.
 func (lk *lookup) registry(ctx context.Context) (model.Office, error) {
 	var o model.Office
-	updated, missing, err := lk.cached(db.PortalRegistry, &o, func() error {
+	updated, missing, err := lk.cached(PortalRegistry, &o, func() error {
 		var err error
 		o, err = lk.snapshotOffice()
 		return err
@@ -306,8 +281,8 @@ func (lk *lookup) registry(ctx context.Context) (model.Office, error) {
 	if err != nil {
 		return model.Office{}, err
 	}
-	online, body, err := lk.resolve(ctx, db.PortalRegistry, updated, missing, func(ctx context.Context) (any, time.Time, error) {
-		o, err := lk.s.upstream.Registry(ctx, lk.taxID)
+	online, body, err := lk.resolve(ctx, PortalRegistry, updated, missing, func(ctx context.Context) (any, time.Time, error) {
+		o, err := lk.s.source.Registry(ctx, lk.taxID)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
@@ -345,7 +320,7 @@ func (lk *lookup) registry(ctx context.Context) (model.Office, error) {
 // simples answers the Simples portal, with history when asked for.
 func (lk *lookup) simples(ctx context.Context, history bool) (model.SimplesRecord, error) {
 	var rec model.SimplesRecord
-	updated, missing, err := lk.cached(db.PortalSimples, &rec, func() error {
+	updated, missing, err := lk.cached(PortalSimples, &rec, func() error {
 		o, err := lk.office()
 		if err != nil {
 			return err
@@ -364,8 +339,8 @@ func (lk *lookup) simples(ctx context.Context, history bool) (model.SimplesRecor
 	if err != nil {
 		return model.SimplesRecord{}, err
 	}
-	online, body, err := lk.resolve(ctx, db.PortalSimples, updated, missing, func(ctx context.Context) (any, time.Time, error) {
-		r, err := lk.s.upstream.Simples(ctx, lk.taxID)
+	online, body, err := lk.resolve(ctx, PortalSimples, updated, missing, func(ctx context.Context) (any, time.Time, error) {
+		r, err := lk.s.source.Simples(ctx, lk.taxID)
 		return r, r.Updated, err
 	})
 	if err != nil {
@@ -393,18 +368,21 @@ func (lk *lookup) simples(ctx context.Context, history bool) (model.SimplesRecor
 
 // registrations answers the state-registration portal. The overlay keeps
 // every state (the fetch asks for BR); the answer lists the states asked
-// for, ORIGIN being the office's own.
-func (lk *lookup) registrations(ctx context.Context, q OfficeQuery, o model.Office) ([]model.Registration, error) {
-	if !lk.s.serves(db.PortalRegistrations) {
-		return lk.s.registrations(ctx, q, o)
+// for, ORIGIN being the office's own. The dump carries no registrations:
+// without a source for them the snapshot, authoritative, knows none, which
+// is what CACHE and CACHE_IF_ERROR answer; CACHE_IF_FRESH and ONLINE insist
+// on a fetch and are offline.
+func (lk *lookup) registrations(ctx context.Context, states []string, o model.Office) ([]model.Registration, error) {
+	if !lk.s.source.Serves(PortalRegistrations) && (lk.cq.Strategy == Cache || lk.cq.Strategy == CacheIfError) {
+		return []model.Registration{}, nil
 	}
 	var all []model.Registration
-	updated, _ := lk.fromOverlay(db.PortalRegistrations, &all, true)
+	updated, _ := lk.fromOverlay(PortalRegistrations, &all, true)
 	if lk.cq.Strategy == Online {
 		updated = time.Time{}
 	}
-	online, body, err := lk.resolve(ctx, db.PortalRegistrations, updated, nil, func(ctx context.Context) (any, time.Time, error) {
-		regs, err := lk.s.upstream.Registrations(ctx, lk.taxID, []string{"BR"})
+	online, body, err := lk.resolve(ctx, PortalRegistrations, updated, nil, func(ctx context.Context) (any, time.Time, error) {
+		regs, err := lk.s.source.Registrations(ctx, lk.taxID, []string{"BR"})
 		if regs == nil {
 			regs = []model.Registration{}
 		}
@@ -419,7 +397,7 @@ func (lk *lookup) registrations(ctx context.Context, q OfficeQuery, o model.Offi
 			return nil, err
 		}
 	}
-	return pickStates(all, q.Registrations, o.Address.State), nil
+	return pickStates(all, states, o.Address.State), nil
 }
 
 // pickStates keeps the registrations of the states asked for: BR is all,
@@ -442,19 +420,4 @@ func pickStates(all []model.Registration, states []string, origin string) []mode
 		}
 	}
 	return out
-}
-
-// charge debits one credit per portal answered online, once the lookup has
-// succeeded: a lookup that fails charges nothing, so there is nothing to
-// refund.
-func (lk *lookup) charge(ctx context.Context) error {
-	if lk.s.charge == nil {
-		return nil
-	}
-	for i := 0; i < lk.online; i++ {
-		if err := lk.s.charge(ctx, 1); err != nil {
-			return err
-		}
-	}
-	return nil
 }

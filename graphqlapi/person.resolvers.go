@@ -1,4 +1,4 @@
-package resolvers
+package graphqlapi
 
 // This file will be automatically regenerated based on the schema, any resolver
 // implementations
@@ -14,13 +14,18 @@ import (
 
 // Company is the company of the membership, by root.
 func (r *memberResolver) Company(ctx context.Context, obj *model.Member) (*model.Company, error) {
-	return r.company(ctx, obj.Root)
+	c, err := r.Service.MemberCompany(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
-// Membership pages through the person's memberships, for every person of
-// the level in one batch.
+// Membership pages through the person's memberships (a person lookup
+// unless the person lookup read the person), for every person of the level
+// in one batch.
 func (r *personResolver) Membership(ctx context.Context, obj *model.Person, first *int, after *string) (*graph.MembershipConnection, error) {
-	return r.membershipPage(ctx, obj.ID, first, after)
+	return r.membershipPage(ctx, obj, first, after)
 }
 
 func (r *Resolver) Member() graph.MemberResolver { return &memberResolver{r} }

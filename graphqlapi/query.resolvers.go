@@ -1,4 +1,4 @@
-package resolvers
+package graphqlapi
 
 // This file will be automatically regenerated based on the schema, any resolver
 // implementations
@@ -8,18 +8,18 @@ package resolvers
 import (
 	"context"
 
-	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // Office is GET /office/:taxId.
 func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int) (*model.Office, error) {
-	var cs Constraints
+	var cs service.Constraints
 	q := officeArgs(&cs, simples, registrations, strategy, maxAge, maxStale)
 	q.TaxID = cs.ParseTaxID("taxId", taxID)
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
 	o, err := r.Service.Office(ctx, q)
 	if err != nil {
@@ -28,19 +28,19 @@ func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool,
 	return &o, nil
 }
 
-// Offices is up to MaxOffices office lookups at once.
+// Offices is up to service.MaxOffices office lookups at once.
 func (r *queryResolver) Offices(ctx context.Context, taxIds []string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int) ([]*model.Office, error) {
-	var cs Constraints
+	var cs service.Constraints
 	q := officeArgs(&cs, simples, registrations, strategy, maxAge, maxStale)
 	return r.officeList(ctx, taxIds, q, cs)
 }
 
 // Company is GET /company/:id.
 func (r *queryResolver) Company(ctx context.Context, id string) (*model.Company, error) {
-	var cs Constraints
+	var cs service.Constraints
 	root := cs.ParseRoot("id", id)
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
 	c, err := r.Service.CompanyAlone(ctx, root)
 	if err != nil {
@@ -51,12 +51,12 @@ func (r *queryResolver) Company(ctx context.Context, id string) (*model.Company,
 
 // Person is GET /person/:id.
 func (r *queryResolver) Person(ctx context.Context, id string) (*model.Person, error) {
-	var cs Constraints
+	var cs service.Constraints
 	pid := cs.ParsePersonID("id", id)
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
-	p, err := r.Service.Person(ctx, pid)
+	p, err := r.Service.PersonAlone(ctx, pid)
 	if err != nil {
 		return nil, err
 	}
@@ -65,10 +65,10 @@ func (r *queryResolver) Person(ctx context.Context, id string) (*model.Person, e
 
 // Rfb is GET /rfb.
 func (r *queryResolver) Rfb(ctx context.Context, taxID string, strategy *graph.Strategy, maxAge *int, maxStale *int) (*graph.RegistryRecord, error) {
-	var cs Constraints
-	q := RegistryQuery{TaxID: cs.ParseTaxID("taxId", taxID), Cache: cacheArgs(&cs, strategy, maxAge, maxStale)}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	var cs service.Constraints
+	q := service.RegistryQuery{TaxID: cs.ParseTaxID("taxId", taxID), Cache: cacheArgs(&cs, strategy, maxAge, maxStale)}
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
 	o, err := r.Service.Registry(ctx, q)
 	if err != nil {
@@ -79,14 +79,14 @@ func (r *queryResolver) Rfb(ctx context.Context, taxID string, strategy *graph.S
 
 // Simples is GET /simples.
 func (r *queryResolver) Simples(ctx context.Context, taxID string, history *bool, strategy *graph.Strategy, maxAge *int, maxStale *int) (*model.SimplesRecord, error) {
-	var cs Constraints
-	q := SimplesQuery{
+	var cs service.Constraints
+	q := service.SimplesQuery{
 		TaxID:   cs.ParseTaxID("taxId", taxID),
 		History: history != nil && *history,
 		Cache:   cacheArgs(&cs, strategy, maxAge, maxStale),
 	}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
 	rec, err := r.Service.Simples(ctx, q)
 	if err != nil {

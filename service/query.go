@@ -1,11 +1,13 @@
-package resolvers
+package service
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/fault"
 )
 
 // Strategy says where an answer may come from (api-contract.md, "Cache
@@ -53,10 +55,11 @@ var RegistrationValues = append([]string{"BR"}, States...)
 
 // OfficeQuery is a parsed office lookup.
 type OfficeQuery struct {
-	TaxID         cnpj.CNPJ
-	Simples       bool
-	Registrations []string // UFs, BR (all) or ORIGIN; empty: not requested
-	Cache         CacheQuery
+	TaxID          cnpj.CNPJ
+	Simples        bool
+	SimplesHistory bool     // with Simples: the regimes' history too
+	Registrations  []string // UFs, BR (all) or ORIGIN; empty: not requested
+	Cache          CacheQuery
 }
 
 // RegistryQuery is a parsed federal registry record lookup.
@@ -72,18 +75,54 @@ type SimplesQuery struct {
 	Cache   CacheQuery
 }
 
+// Limits of list arguments.
+const (
+	// MaxOffices is how many tax ids one GraphQL `offices` field may ask for.
+	MaxOffices = 100
+	// DefaultPageSize and MaxPageSize bound the pages of a company's
+	// offices and of a person's memberships.
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// OfficesRule is the sentence for an `offices` list that is too long.
+var OfficesRule = "taxIds must contain at most " + strconv.Itoa(MaxOffices) + " tax ids"
+
+// OfficePageQuery asks for a page of a company's offices: First offices
+// after the tax id After ("" for the first page), in tax id order. Full
+// reads the whole offices instead of their summaries.
+type OfficePageQuery struct {
+	First int
+	After string
+	Full  bool
+}
+
+// MembershipPageQuery asks for a page of a person's memberships: First
+// memberships after the one in company AfterRoot at AfterPosition ("" for
+// the first page), in company and position order.
+type MembershipPageQuery struct {
+	First         int
+	AfterRoot     string
+	AfterPosition int
+}
+
 // Constraints collects one readable sentence per violated rule, so that a
 // 400 names every problem at once. REST and GraphQL share the sentences.
 type Constraints []string
 
 // Add records a violated rule once.
 func (c *Constraints) Add(rule string) {
-	for _, r := range *c {
-		if r == rule {
-			return
-		}
+	if !slices.Contains(*c, rule) {
+		*c = append(*c, rule)
 	}
-	*c = append(*c, rule)
+}
+
+// Err is the 400 naming every violated rule, or nil when there is none.
+func (c Constraints) Err() error {
+	if len(c) == 0 {
+		return nil
+	}
+	return fault.Invalid(c...)
 }
 
 // ParseTaxID validates a CNPJ parameter named name.
@@ -167,6 +206,17 @@ func (c *Constraints) ParseDays(name, s string) (int, bool) {
 	return n, true
 }
 
+// ParsePageSize reads a page's size; nil is the default.
+func (c *Constraints) ParsePageSize(name string, first *int) int {
+	if first == nil {
+		return DefaultPageSize
+	}
+	if *first < 1 || *first > MaxPageSize {
+		c.Add(name + " must be between 1 and " + strconv.Itoa(MaxPageSize))
+	}
+	return *first
+}
+
 // CheckCache applies the rules between the cache parameters.
 func (c *Constraints) CheckCache(q CacheQuery) {
 	if q.Strategy == Online && q.AgeSet {
@@ -189,7 +239,7 @@ func (c *Constraints) ParseRegistrations(name string, values []string) []string 
 			bad = true
 			continue
 		}
-		if !contains(out, v) {
+		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -199,16 +249,7 @@ func (c *Constraints) ParseRegistrations(name string, values []string) []string 
 	return out
 }
 
-func isState(s string) bool { return contains(States, s) }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+func isState(s string) bool { return slices.Contains(States, s) }
 
 // days is a number of days as a duration.
 func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }

@@ -1,4 +1,4 @@
-package resolvers
+package graphqlapi
 
 // This file will be automatically regenerated based on the schema, any resolver
 // implementations
@@ -12,14 +12,15 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
-// Company is the office's company: the office lookup loads it with the
-// office (one join); an office of a company's page has only its root and
-// loads the company through the level's batch.
+// Company is the office's company: the office lookup reads it with the
+// office (one join); an office of a company's page reads it by root,
+// through the level's batch.
 func (r *officeResolver) Company(ctx context.Context, obj *model.Office) (*model.Company, error) {
-	if obj.Company != nil {
-		return obj.Company, nil
+	c, err := r.Service.OfficeCompany(ctx, obj)
+	if err != nil {
+		return nil, err
 	}
-	return r.company(ctx, obj.Root)
+	return &c, nil
 }
 
 func (r *Resolver) Office() graph.OfficeResolver { return &officeResolver{r} }

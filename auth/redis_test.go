@@ -10,31 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-func TestConfigFromEnv(t *testing.T) {
-	t.Setenv("JWT_SECRET", "j")
-	t.Setenv("SIGNING_KEY", "s")
-	t.Setenv("REDIS_URL", "redis://127.0.0.1:6379/1")
-	t.Setenv("AUTH_KEY_CACHE_TTL", "0")
-	t.Setenv("COST_STREET", "7")
-	c, err := ConfigFromEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(c.JWTSecret) != "j" || string(c.SigningKey) != "s" || c.RedisURL == "" || c.KeyCacheTTL != 0 ||
-		c.Costs != (Costs{Online: 1, Certificate: 1, Map: 3, Street: 7}) {
-		t.Fatalf("%+v", c)
-	}
-	t.Setenv("COST_MAP", "-1")
-	if _, err := ConfigFromEnv(); err == nil {
-		t.Fatal("negative cost accepted")
-	}
-	t.Setenv("COST_MAP", "3")
-	t.Setenv("AUTH_KEY_CACHE_TTL", "soon")
-	if _, err := ConfigFromEnv(); err == nil {
-		t.Fatal("bad duration accepted")
-	}
-}
-
 // With Redis unreachable the limit still holds, per instance.
 func TestRedisDownFallsBackToLocal(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-package resolvers
+package graphqlapi
 
 // This file will be automatically regenerated based on the schema, any resolver
 // implementations
@@ -12,19 +12,19 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
-// Members loads the company's members; the office and company lookups
-// already loaded them through the same loader, so there it costs nothing.
+// Members are the company's members: part of the office or company lookup
+// that read the company, else a company lookup of their own.
 func (r *companyResolver) Members(ctx context.Context, obj *model.Company) ([]model.Member, error) {
-	m, err := r.Service.loaders(ctx).Members.Load(ctx, obj.Root)()
+	m, err := r.Service.CompanyMembers(ctx, obj)
 	if err != nil {
-		return nil, storeErr(err, "")
+		return nil, err
 	}
 	return orEmpty(m), nil
 }
 
-// Offices pages through the company's offices.
+// Offices pages through the company's offices, a company lookup.
 func (r *companyResolver) Offices(ctx context.Context, obj *model.Company, first *int, after *string) (*graph.OfficeConnection, error) {
-	return r.officePage(ctx, obj.Root, first, after)
+	return r.officePage(ctx, obj, first, after)
 }
 
 func (r *Resolver) Company() graph.CompanyResolver { return &companyResolver{r} }

@@ -1,4 +1,4 @@
-package resolvers_test
+package service_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/model"
-	"github.com/cnpjgraph/cnpjgraph/resolvers"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // fakeUpstream answers with a fixed office, or fails with err.
@@ -41,6 +41,8 @@ func (f *fakeUpstream) Registrations(ctx context.Context, taxID cnpj.CNPJ, state
 	return []model.Registration{{State: states[0], Number: "123", Enabled: true}}, f.err
 }
 
+func (f *fakeUpstream) Serves(string) bool { return true }
+
 func ptr[T any](v T) *T { return &v }
 
 func TestStrategy(t *testing.T) {
@@ -55,35 +57,35 @@ func TestStrategy(t *testing.T) {
 	cases := []struct {
 		name     string
 		upstream *fakeUpstream
-		cache    resolvers.CacheQuery
+		cache    service.CacheQuery
 		want     string // "cache", "online", or the fault message
 	}{
-		{"no upstream, CACHE", nil, q(resolvers.Cache, 1, 1), "cache"},
-		{"no upstream, fresh", nil, q(resolvers.CacheIfFresh, 10, 365), "cache"},
-		{"no upstream, CACHE_IF_FRESH stale", nil, q(resolvers.CacheIfFresh, 9, 365), fault.MsgOffline},
-		{"no upstream, CACHE_IF_ERROR within maxStale", nil, q(resolvers.CacheIfError, 9, 10), "cache"},
-		{"no upstream, CACHE_IF_ERROR beyond maxStale", nil, q(resolvers.CacheIfError, 9, 9), fault.MsgOffline},
-		{"no upstream, ONLINE", nil, q(resolvers.Online, 30, 365), fault.MsgOffline},
-		{"upstream, CACHE never asks it", &fakeUpstream{}, q(resolvers.Cache, 1, 1), "cache"},
-		{"upstream, fresh cache", &fakeUpstream{}, q(resolvers.CacheIfFresh, 30, 365), "cache"},
-		{"upstream, stale cache goes online", &fakeUpstream{}, q(resolvers.CacheIfFresh, 9, 365), "online"},
-		{"upstream, ONLINE", &fakeUpstream{}, q(resolvers.Online, 30, 365), "online"},
-		{"upstream down, CACHE_IF_ERROR serves stale", &fakeUpstream{err: offline}, q(resolvers.CacheIfError, 9, 10), "cache"},
-		{"upstream down, CACHE_IF_ERROR too stale", &fakeUpstream{err: offline}, q(resolvers.CacheIfError, 9, 9), fault.MsgOffline},
-		{"upstream down, CACHE_IF_FRESH", &fakeUpstream{err: offline}, q(resolvers.CacheIfFresh, 9, 365), fault.MsgOffline},
-		{"upstream slow, ONLINE", &fakeUpstream{err: context.DeadlineExceeded}, q(resolvers.Online, 30, 365), fault.MsgTimeout},
+		{"no upstream, CACHE", nil, q(service.Cache, 1, 1), "cache"},
+		{"no upstream, fresh", nil, q(service.CacheIfFresh, 10, 365), "cache"},
+		{"no upstream, CACHE_IF_FRESH stale", nil, q(service.CacheIfFresh, 9, 365), fault.MsgOffline},
+		{"no upstream, CACHE_IF_ERROR within maxStale", nil, q(service.CacheIfError, 9, 10), "cache"},
+		{"no upstream, CACHE_IF_ERROR beyond maxStale", nil, q(service.CacheIfError, 9, 9), fault.MsgOffline},
+		{"no upstream, ONLINE", nil, q(service.Online, 30, 365), fault.MsgOffline},
+		{"upstream, CACHE never asks it", &fakeUpstream{}, q(service.Cache, 1, 1), "cache"},
+		{"upstream, fresh cache", &fakeUpstream{}, q(service.CacheIfFresh, 30, 365), "cache"},
+		{"upstream, stale cache goes online", &fakeUpstream{}, q(service.CacheIfFresh, 9, 365), "online"},
+		{"upstream, ONLINE", &fakeUpstream{}, q(service.Online, 30, 365), "online"},
+		{"upstream down, CACHE_IF_ERROR serves stale", &fakeUpstream{err: offline}, q(service.CacheIfError, 9, 10), "cache"},
+		{"upstream down, CACHE_IF_ERROR too stale", &fakeUpstream{err: offline}, q(service.CacheIfError, 9, 9), fault.MsgOffline},
+		{"upstream down, CACHE_IF_FRESH", &fakeUpstream{err: offline}, q(service.CacheIfFresh, 9, 365), fault.MsgOffline},
+		{"upstream slow, ONLINE", &fakeUpstream{err: context.DeadlineExceeded}, q(service.Online, 30, 365), fault.MsgTimeout},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// Each case starts from the snapshot alone: an earlier case's
 			// online answer would otherwise be the newer cached record.
 			dbtest.MustExec(t, d, `DELETE FROM overlay_records`)
-			opts := resolvers.Options{Now: clock}
+			opts := service.Options{Now: clock}
 			if c.upstream != nil {
-				opts.Upstream = c.upstream
+				opts.Source = c.upstream
 			}
-			svc := resolvers.New(store, opts)
-			o, err := svc.Office(context.Background(), resolvers.OfficeQuery{TaxID: taxID, Cache: c.cache})
+			svc := service.New(store, opts)
+			o, err := svc.Office(context.Background(), service.OfficeQuery{TaxID: taxID, Cache: c.cache})
 			switch c.want {
 			case "cache":
 				if err != nil || o.Alias == nil || *o.Alias != "REGIONAL BRASILIA-DF" || !o.Updated.Equal(dbtest.Reference()) {
@@ -98,15 +100,15 @@ func TestStrategy(t *testing.T) {
 					t.Errorf("err %v, want %q", err, c.want)
 				}
 			}
-			if c.upstream != nil && c.want == "cache" && c.cache.Strategy != resolvers.CacheIfError && c.upstream.calls != 0 {
+			if c.upstream != nil && c.want == "cache" && c.cache.Strategy != service.CacheIfError && c.upstream.calls != 0 {
 				t.Errorf("a cached answer asked the upstream")
 			}
 		})
 	}
 }
 
-func q(s resolvers.Strategy, maxAge, maxStale int) resolvers.CacheQuery {
-	return resolvers.CacheQuery{Strategy: s, MaxAge: maxAge, MaxStale: maxStale}
+func q(s service.Strategy, maxAge, maxStale int) service.CacheQuery {
+	return service.CacheQuery{Strategy: s, MaxAge: maxAge, MaxStale: maxStale}
 }
 
 // TestRegistrationsWithoutUpstream pins the documented decision: without an
@@ -115,18 +117,18 @@ func q(s resolvers.Strategy, maxAge, maxStale int) resolvers.CacheQuery {
 func TestRegistrationsWithoutUpstream(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
-	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: dbtest.Reference})
-	for s, wantErr := range map[resolvers.Strategy]bool{resolvers.Cache: false, resolvers.CacheIfError: false, resolvers.CacheIfFresh: true} {
-		o, err := svc.Office(context.Background(), resolvers.OfficeQuery{
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{Now: dbtest.Reference})
+	for s, wantErr := range map[service.Strategy]bool{service.Cache: false, service.CacheIfError: false, service.CacheIfFresh: true} {
+		o, err := svc.Office(context.Background(), service.OfficeQuery{
 			TaxID: dbtest.SerproBranch, Registrations: []string{"BR"}, Cache: q(s, 30, 365)})
 		if wantErr != (err != nil) || !wantErr && (o.Registrations == nil || len(o.Registrations) != 0) {
 			t.Errorf("%s: %v %v", s, o.Registrations, err)
 		}
 	}
 	up := &fakeUpstream{}
-	svc = resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{Now: dbtest.Reference, Upstream: up})
-	o, err := svc.Office(context.Background(), resolvers.OfficeQuery{
-		TaxID: dbtest.SerproBranch, Registrations: []string{"ORIGIN"}, Cache: resolvers.DefaultCache()})
+	svc = service.New(db.NewStore(d, db.StoreOptions{}), service.Options{Now: dbtest.Reference, Source: up})
+	o, err := svc.Office(context.Background(), service.OfficeQuery{
+		TaxID: dbtest.SerproBranch, Registrations: []string{"ORIGIN"}, Cache: service.DefaultCache()})
 	if err != nil || len(o.Registrations) != 1 || o.Registrations[0].State != "DF" {
 		t.Errorf("ORIGIN through an upstream: %v %v", o.Registrations, err)
 	}
@@ -134,8 +136,8 @@ func TestRegistrationsWithoutUpstream(t *testing.T) {
 
 func TestNoSnapshot(t *testing.T) {
 	d, _ := dbtest.New(t)
-	svc := resolvers.New(db.NewStore(d, db.StoreOptions{}), resolvers.Options{})
-	_, err := svc.Company(context.Background(), dbtest.SerproRoot)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	_, err := svc.CompanyAlone(context.Background(), dbtest.SerproRoot)
 	if f := fault.Classify(err); f.Status() != 503 || f.Message != fault.MsgNoSnapshot {
 		t.Errorf("no snapshot: %v", err)
 	}

@@ -1,4 +1,4 @@
-package resolvers
+package graphqlapi
 
 import (
 	"context"
@@ -10,32 +10,24 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
-	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // Resolver is the root of the GraphQL resolvers (the *.resolvers.go files,
-// laid out by gqlgen after schema/*.graphqls). Root fields parse their
-// arguments with the same Constraints as REST and call the same Service
-// methods; edge fields load through the request's dataloaders.
+// laid out by gqlgen after schema/*.graphqls). They are thin: root fields
+// parse their arguments with the same Constraints as REST and call the same
+// service methods; edge fields call the service's edge methods, which
+// decide whether reaching the edge is a lookup of its own.
 type Resolver struct {
-	Service *Service
+	Service *service.Service
 }
-
-// Limits of list arguments.
-const (
-	// MaxOffices is how many tax ids one `offices` field may ask for.
-	MaxOffices = 100
-	// DefaultPageSize and MaxPageSize bound Company.offices pages.
-	DefaultPageSize = 20
-	MaxPageSize     = 100
-)
 
 // cacheArgs reads strategy, maxAge and maxStale as REST's params.cache does,
 // with the same sentences.
-func cacheArgs(cs *Constraints, strategy *graph.Strategy, maxAge, maxStale *int) CacheQuery {
-	q := DefaultCache()
+func cacheArgs(cs *service.Constraints, strategy *graph.Strategy, maxAge, maxStale *int) service.CacheQuery {
+	q := service.DefaultCache()
 	if strategy != nil {
 		q.Strategy = cs.ParseStrategy("strategy", string(*strategy))
 	}
@@ -55,30 +47,27 @@ func cacheArgs(cs *Constraints, strategy *graph.Strategy, maxAge, maxStale *int)
 }
 
 // officeArgs reads the options shared by `office` and `offices`.
-func officeArgs(cs *Constraints, simples *bool, registrations []string, strategy *graph.Strategy, maxAge, maxStale *int) OfficeQuery {
-	return OfficeQuery{
+func officeArgs(cs *service.Constraints, simples *bool, registrations []string, strategy *graph.Strategy, maxAge, maxStale *int) service.OfficeQuery {
+	return service.OfficeQuery{
 		Simples:       simples != nil && *simples,
 		Registrations: cs.ParseRegistrations("registrations", registrations),
 		Cache:         cacheArgs(cs, strategy, maxAge, maxStale),
 	}
 }
 
-// OfficesRule is the sentence for an `offices` list that is too long.
-var OfficesRule = "taxIds must contain at most " + strconv.Itoa(MaxOffices) + " tax ids"
-
 // officeList answers `offices`: one office lookup per tax id, all started
 // at once so that their loads share one batch per kind. A failed item is
 // null with its own error at its index; the others still answer.
-func (r *queryResolver) officeList(ctx context.Context, taxIDs []string, base OfficeQuery, cs Constraints) ([]*model.Office, error) {
-	if len(taxIDs) > MaxOffices {
-		cs.Add(OfficesRule)
+func (r *queryResolver) officeList(ctx context.Context, taxIDs []string, base service.OfficeQuery, cs service.Constraints) ([]*model.Office, error) {
+	if len(taxIDs) > service.MaxOffices {
+		cs.Add(service.OfficesRule)
 	}
 	ids := make([]cnpj.CNPJ, len(taxIDs))
 	for i, s := range taxIDs {
 		ids[i] = cs.ParseTaxID("taxIds["+strconv.Itoa(i)+"]", s)
 	}
-	if len(cs) > 0 {
-		return nil, fault.Invalid(cs...)
+	if err := cs.Err(); err != nil {
+		return nil, err
 	}
 	out := make([]*model.Office, len(ids))
 	errs := make([]error, len(ids))
@@ -153,15 +142,6 @@ func registryRecord(o model.Office) *graph.RegistryRecord {
 		Registrations:  regs,
 		Members:        members,
 	}
-}
-
-// company loads a company by root through the request's loader.
-func (r *Resolver) company(ctx context.Context, root string) (*model.Company, error) {
-	c, err := r.Service.loaders(ctx).Companies.Load(ctx, root)()
-	if err != nil {
-		return nil, storeErr(err, fault.MsgCompanyNotFound)
-	}
-	return &c, nil
 }
 
 // orEmpty keeps a non-null list non-null when a 1:N loader found no rows.

@@ -1,0 +1,282 @@
+// Package config is the one configuration of cnpjgraph: every setting is an
+// environment variable, declared once in Config with its default, parsed
+// and validated in one place (Load), and documented in README.md's
+// configuration table, which a test keeps equal to this struct.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+
+	"github.com/cnpjgraph/cnpjgraph/service"
+)
+
+// Config is every setting. Field names are unique across the nested
+// structs, so a parse error names its variable.
+type Config struct {
+	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/cnpjgraph?sslmode=disable"`
+
+	Server   Server
+	Database Pool
+	Auth     Auth
+	Prices   service.Prices
+	Upstream Upstream
+	Images   Images
+	Dev      Dev
+}
+
+// Dev is what `cnpjgraph dev` (make run) generates and imports.
+type Dev struct {
+	SampleDir       string `env:"SAMPLE_DIR" envDefault:".data/sample"`
+	SampleCompanies int    `env:"SAMPLE_COMPANIES" envDefault:"2000"`
+}
+
+// Server is how `serve` listens and bounds requests.
+type Server struct {
+	Addr            string        `env:"ADDR" envDefault:":8080"`
+	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT" envDefault:"10s"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	CORSOrigins     []string      `env:"CORS_ORIGINS"`
+	PublicURL       string        `env:"PUBLIC_URL"`
+	PprofAddr       string        `env:"PPROF_ADDR"`
+	GOGC            string        `env:"GOGC"` // read by the Go runtime itself; serve sets 400 when unset
+	// PlaygroundAPIKey goes into the playground's Authorization header.
+	PlaygroundAPIKey string `env:"PLAYGROUND_API_KEY"`
+	AuthDisabled     bool   `env:"AUTH_DISABLED"`
+}
+
+// Pool is the database connection pool of `serve`.
+type Pool struct {
+	// StatementTimeout defaults to RequestTimeout + 1s (see Load).
+	StatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT"`
+	MaxOpenConns     int           `env:"DB_MAX_OPEN_CONNS" envDefault:"32"`
+	MaxIdleConns     int           `env:"DB_MAX_IDLE_CONNS" envDefault:"32"`
+	ConnMaxLifetime  time.Duration `env:"DB_CONN_MAX_LIFETIME" envDefault:"30m"`
+	ConnMaxIdleTime  time.Duration `env:"DB_CONN_MAX_IDLE_TIME" envDefault:"5m"`
+}
+
+// Auth is how credentials are checked and limits shared.
+type Auth struct {
+	JWTSecret   string        `env:"JWT_SECRET"`
+	SigningKey  string        `env:"SIGNING_KEY"`
+	RedisURL    string        `env:"REDIS_URL"`
+	KeyCacheTTL time.Duration `env:"AUTH_KEY_CACHE_TTL" envDefault:"2s"`
+}
+
+// Upstream is the optional online source.
+type Upstream struct {
+	URL             string        `env:"UPSTREAM_URL"`
+	Key             string        `env:"UPSTREAM_KEY"`
+	Portals         []string      `env:"UPSTREAM_PORTALS" envDefault:"rfb,simples,ccc"`
+	TimeoutRFB      time.Duration `env:"UPSTREAM_TIMEOUT_RFB" envDefault:"5s"`
+	TimeoutSimples  time.Duration `env:"UPSTREAM_TIMEOUT_SIMPLES" envDefault:"5s"`
+	TimeoutCCC      time.Duration `env:"UPSTREAM_TIMEOUT_CCC" envDefault:"5s"`
+	Retries         int           `env:"UPSTREAM_RETRIES" envDefault:"2"`
+	BreakerFailures int           `env:"UPSTREAM_BREAKER_FAILURES" envDefault:"5"`
+	BreakerCooldown time.Duration `env:"UPSTREAM_BREAKER_COOLDOWN" envDefault:"30s"`
+	Strategy        string        `env:"UPSTREAM_STRATEGY" envDefault:"CACHE_IF_ERROR"`
+	MaxAge          int           `env:"UPSTREAM_MAX_AGE" envDefault:"1"`
+}
+
+// Images are the map, street and geocoding providers.
+type Images struct {
+	MapTileURL              string        `env:"MAP_TILE_URL"`
+	MapTileURLRoadmap       string        `env:"MAP_TILE_URL_ROADMAP"`
+	MapTileURLTerrain       string        `env:"MAP_TILE_URL_TERRAIN"`
+	MapTileURLSatellite     string        `env:"MAP_TILE_URL_SATELLITE"`
+	MapTileURLHybrid        string        `env:"MAP_TILE_URL_HYBRID"`
+	MapMaxZoom              int           `env:"MAP_MAX_ZOOM" envDefault:"19"`
+	MapTimeout              time.Duration `env:"MAP_TIMEOUT" envDefault:"5s"`
+	MapTileCacheMB          int           `env:"MAP_TILE_CACHE_MB" envDefault:"64"`
+	GeocoderURL             string        `env:"GEOCODER_URL"`
+	GeocoderTimeout         time.Duration `env:"GEOCODER_TIMEOUT" envDefault:"5s"`
+	GeocoderCache           int           `env:"GEOCODER_CACHE" envDefault:"10000"`
+	MunicipalityCoordinates string        `env:"MUNICIPALITY_COORDINATES"`
+	StreetImageURL          string        `env:"STREET_IMAGE_URL"`
+	StreetTimeout           time.Duration `env:"STREET_TIMEOUT" envDefault:"5s"`
+}
+
+// Load reads the configuration from environ (os.Environ's form; nil: the
+// process environment) and validates it. An error names the variable.
+func Load(environ []string) (Config, error) {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	values := env.ToMap(environ)
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Environment: values}); err != nil {
+		return c, named(err, values)
+	}
+	c.Server.CORSOrigins = trimmed(c.Server.CORSOrigins)
+	c.Upstream.Portals = trimmed(c.Upstream.Portals)
+	if c.Database.StatementTimeout == 0 {
+		// Just above the request timeout: the context cancels first, and a
+		// statement whose cancel got lost still ends on the server.
+		c.Database.StatementTimeout = c.Server.RequestTimeout + time.Second
+	}
+	return c, c.validate()
+}
+
+// trimmed drops the spaces around comma-separated items, and empty items.
+func trimmed(items []string) []string {
+	out := items[:0]
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// named rewrites env's parse errors, which name struct fields, into
+// sentences that name the environment variable and what it must be.
+func named(err error, values map[string]string) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	want := map[reflect.Kind]string{
+		reflect.Int: "an integer", reflect.Bool: "true or false", reflect.Int64: "a duration (say 5s, 250ms)",
+	}
+	var out []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if !errors.As(e, &pe) {
+			out = append(out, e)
+			continue
+		}
+		for _, v := range Variables() {
+			if v.Field == pe.Name {
+				out = append(out, fmt.Errorf("%s: %q is not %s", v.Name, values[v.Name], want[v.Kind]))
+			}
+		}
+	}
+	return errors.Join(out...)
+}
+
+// Variable is one setting: its environment variable, default and field.
+type Variable struct {
+	Name    string
+	Default string
+	Field   string
+	Kind    reflect.Kind
+	Type    reflect.Type
+}
+
+// Variables lists every setting of Config, in declaration order.
+func Variables() []Variable {
+	var out []Variable
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if name, ok := f.Tag.Lookup("env"); ok {
+				out = append(out, Variable{Name: name, Default: f.Tag.Get("envDefault"), Field: f.Name, Kind: f.Type.Kind(), Type: f.Type})
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config]())
+	return out
+}
+
+// validate checks what parsing cannot: ranges, URLs and names.
+func (c Config) validate() error {
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
+	}
+	if u, err := url.Parse(c.DatabaseURL); strings.Contains(c.DatabaseURL, "://") && (err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql")) {
+		bad("DATABASE_URL", "%q is not a postgres:// URL", c.DatabaseURL)
+	}
+	positive := map[string]time.Duration{
+		"REQUEST_TIMEOUT": c.Server.RequestTimeout, "SHUTDOWN_TIMEOUT": c.Server.ShutdownTimeout,
+		"DB_STATEMENT_TIMEOUT": c.Database.StatementTimeout, "DB_CONN_MAX_LIFETIME": c.Database.ConnMaxLifetime,
+		"DB_CONN_MAX_IDLE_TIME": c.Database.ConnMaxIdleTime, "UPSTREAM_TIMEOUT_RFB": c.Upstream.TimeoutRFB,
+		"UPSTREAM_TIMEOUT_SIMPLES": c.Upstream.TimeoutSimples, "UPSTREAM_TIMEOUT_CCC": c.Upstream.TimeoutCCC,
+		"UPSTREAM_BREAKER_COOLDOWN": c.Upstream.BreakerCooldown, "MAP_TIMEOUT": c.Images.MapTimeout,
+		"GEOCODER_TIMEOUT": c.Images.GeocoderTimeout, "STREET_TIMEOUT": c.Images.StreetTimeout,
+	}
+	for name, d := range positive {
+		if d <= 0 {
+			bad(name, "%s must be a positive duration (say 5s)", d)
+		}
+	}
+	if c.Auth.KeyCacheTTL < 0 {
+		bad("AUTH_KEY_CACHE_TTL", "%s must not be negative (0 disables the cache)", c.Auth.KeyCacheTTL)
+	}
+	atLeast := []struct {
+		name string
+		v    int
+		min  int
+	}{
+		{"DB_MAX_OPEN_CONNS", c.Database.MaxOpenConns, 1}, {"DB_MAX_IDLE_CONNS", c.Database.MaxIdleConns, 0},
+		{"COST_ONLINE", c.Prices.Online, 0}, {"COST_CERTIFICATE", c.Prices.Certificate, 0},
+		{"COST_MAP", c.Prices.Map, 0}, {"COST_STREET", c.Prices.Street, 0},
+		{"UPSTREAM_RETRIES", c.Upstream.Retries, 0}, {"UPSTREAM_BREAKER_FAILURES", c.Upstream.BreakerFailures, 0},
+		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
+		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},
+		{"SAMPLE_COMPANIES", c.Dev.SampleCompanies, 1},
+	}
+	for _, n := range atLeast {
+		if n.v < n.min {
+			bad(n.name, "%d must be at least %d", n.v, n.min)
+		}
+	}
+	for name, u := range map[string]string{
+		"UPSTREAM_URL": c.Upstream.URL, "PUBLIC_URL": c.Server.PublicURL, "GEOCODER_URL": c.Images.GeocoderURL,
+		"REDIS_URL": c.Auth.RedisURL, "MAP_TILE_URL": c.Images.MapTileURL,
+		"MAP_TILE_URL_ROADMAP": c.Images.MapTileURLRoadmap, "MAP_TILE_URL_TERRAIN": c.Images.MapTileURLTerrain,
+		"MAP_TILE_URL_SATELLITE": c.Images.MapTileURLSatellite, "MAP_TILE_URL_HYBRID": c.Images.MapTileURLHybrid,
+		"STREET_IMAGE_URL": c.Images.StreetImageURL,
+	} {
+		if u == "" {
+			continue
+		}
+		schemes := []string{"http", "https"}
+		if name == "REDIS_URL" {
+			schemes = []string{"redis", "rediss", "unix"}
+		}
+		if p, err := url.Parse(u); err != nil || !slices.Contains(schemes, p.Scheme) || (p.Host == "" && p.Scheme != "unix") {
+			bad(name, "%q is not a URL (want %s://host...)", u, strings.Join(schemes, "|"))
+		}
+	}
+	for _, p := range c.Upstream.Portals {
+		if !slices.Contains([]string{service.PortalRegistry, service.PortalSimples, service.PortalRegistrations}, p) {
+			bad("UPSTREAM_PORTALS", "%q is not a portal (want rfb, simples, ccc)", p)
+		}
+	}
+	if !slices.Contains(service.Strategies, service.Strategy(c.Upstream.Strategy)) {
+		bad("UPSTREAM_STRATEGY", "%q is not a strategy (want CACHE, CACHE_IF_FRESH, CACHE_IF_ERROR, ONLINE)", c.Upstream.Strategy)
+	}
+	for _, a := range []struct{ name, v string }{{"ADDR", c.Server.Addr}, {"PPROF_ADDR", c.Server.PprofAddr}} {
+		if a.v != "" && !strings.Contains(a.v, ":") {
+			bad(a.name, "%q is not a listen address (say :8080 or 127.0.0.1:8080)", a.v)
+		}
+	}
+	if c.Server.GOGC != "" && c.Server.GOGC != "off" && strings.Trim(c.Server.GOGC, "0123456789") != "" {
+		bad("GOGC", "%q is not a percentage or off", c.Server.GOGC)
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}
+
+// Timeouts are the upstream's timeouts by portal.
+func (u Upstream) Timeouts() map[string]time.Duration {
+	return map[string]time.Duration{
+		service.PortalRegistry:      u.TimeoutRFB,
+		service.PortalSimples:       u.TimeoutSimples,
+		service.PortalRegistrations: u.TimeoutCCC,
+	}
+}
