@@ -191,6 +191,9 @@ func Variables() []Variable {
 	return out
 }
 
+// minKeyBytes is the shortest JWT_SECRET and SIGNING_KEY accepted.
+const minKeyBytes = 32
+
 // validate checks what parsing cannot: ranges, URLs and names.
 func (c Config) validate() error {
 	var errs []error
@@ -267,6 +270,22 @@ func (c Config) validate() error {
 	}
 	if c.Server.GOGC != "" && c.Server.GOGC != "off" && strings.Trim(c.Server.GOGC, "0123456789") != "" {
 		bad("GOGC", "%q is not a percentage or off", c.Server.GOGC)
+	}
+	for _, o := range c.Server.CORSOrigins {
+		if u, err := url.Parse(o); o != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "") {
+			bad("CORS_ORIGINS", "%q is not an origin (want * or scheme://host[:port])", o)
+		}
+	}
+	// HMAC keys shorter than the hash are guessable by brute force.
+	for _, k := range []struct{ name, v string }{{"JWT_SECRET", c.Auth.JWTSecret}, {"SIGNING_KEY", c.Auth.SigningKey}} {
+		if k.v != "" && len(k.v) < minKeyBytes {
+			bad(k.name, "%d bytes is too short: use at least %d random bytes (openssl rand -base64 32)", len(k.v), minKeyBytes)
+		}
+	}
+	if p := c.Images.MunicipalityCoordinates; p != "" {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			bad("MUNICIPALITY_COORDINATES", "%q is not a readable file", p)
+		}
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)

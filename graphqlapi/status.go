@@ -49,8 +49,8 @@ func refused(k fault.Kind) bool {
 	return k == fault.Unauthenticated || k == fault.PermissionDenied || k == fault.ResourceExhausted
 }
 
-// allNull reports whether data is null or an object whose every field is
-// null.
+// allNull reports whether data is null, or an object whose every field is
+// null or a list of nulls (an `offices` whose every lookup was refused).
 func allNull(data json.RawMessage) bool {
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return true
@@ -60,8 +60,17 @@ func allNull(data json.RawMessage) bool {
 		return false
 	}
 	for _, v := range fields {
-		if !bytes.Equal(v, []byte("null")) {
+		var items []json.RawMessage
+		if bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		if err := json.Unmarshal(v, &items); err != nil {
 			return false
+		}
+		for _, item := range items {
+			if !bytes.Equal(item, []byte("null")) {
+				return false
+			}
 		}
 	}
 	return true
@@ -78,10 +87,15 @@ func noteRefusal(ctx context.Context, next graphql.ResponseHandler) *graphql.Res
 
 type refusalWriter struct {
 	http.ResponseWriter
-	st *refusal
+	st     *refusal
+	headed bool
 }
 
 func (w *refusalWriter) WriteHeader(status int) {
+	if w.headed {
+		return
+	}
+	w.headed = true
 	if f := w.st.f; f != nil {
 		if f.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(fault.Seconds(f.RetryAfter)))
@@ -91,7 +105,14 @@ func (w *refusalWriter) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
-func (w *refusalWriter) Write(b []byte) (int, error) { return w.ResponseWriter.Write(b) }
+// Write sends the status first: the transports write an answer's body
+// without calling WriteHeader.
+func (w *refusalWriter) Write(b []byte) (int, error) {
+	if !w.headed {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
 
 // refusalStatus answers refused responses with the REST status.
 func refusalStatus(next http.Handler) http.Handler {

@@ -309,7 +309,7 @@ func OfficeOf(o model.Office) Office {
 	}
 }
 
-// Registrations are the state registrations an office answer carries, as
+// RegistrationList is the state registrations an office answer carries, as
 // the upstream client reads them.
 func (o Office) RegistrationList() []model.Registration {
 	regs := o.Registrations.Value()

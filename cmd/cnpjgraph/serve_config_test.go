@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cnpjgraph/cnpjgraph/config"
+	"github.com/cnpjgraph/cnpjgraph/config/configtest"
+)
+
+// TestMain lets a test run the command itself: with CNPJGRAPH_RUN_MAIN set,
+// the test binary is cnpjgraph, its arguments in CNPJGRAPH_ARGS.
+func TestMain(m *testing.M) {
+	if os.Getenv("CNPJGRAPH_RUN_MAIN") != "" {
+		os.Args = append([]string{"cnpjgraph"}, strings.Fields(os.Getenv("CNPJGRAPH_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestServeRefusesInvalidSettings starts `cnpjgraph serve` with an invalid
+// value in each setting: it exits at once, with a message naming it.
+func TestServeRefusesInvalidSettings(t *testing.T) {
+	for _, v := range config.Variables() {
+		bad, ok := configtest.InvalidValue(v)
+		if !ok {
+			continue // free text: no value is wrong
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			// A database nobody listens on: were the setting accepted, serve
+			// would fail there instead, without naming it.
+			cmd.Env = append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve",
+				"DATABASE_URL=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", v.Name+"="+bad)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+				t.Fatalf("serve with %s=%q: %v, want exit status 1", v.Name, bad, err)
+			}
+			if want := "cnpjgraph: configuration: " + v.Name + ": "; !strings.HasPrefix(stderr.String(), want) {
+				t.Errorf("stderr %q, want it to start with %q", stderr.String(), want)
+			}
+		})
+	}
+}

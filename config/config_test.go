@@ -1,0 +1,78 @@
+package config
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaults(t *testing.T) {
+	c, err := Load([]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Addr != ":8080" || c.Server.RequestTimeout != 10*time.Second || c.Database.StatementTimeout != 11*time.Second ||
+		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc"}) || c.Images.GeocoderCache != 10000 {
+		t.Errorf("defaults: %+v", c)
+	}
+	c, err = Load([]string{"CORS_ORIGINS=https://a.example.com, *", "UPSTREAM_PORTALS= rfb ,", "REQUEST_TIMEOUT=3s", "COST_STREET=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Server.CORSOrigins, []string{"https://a.example.com", "*"}) || !slices.Equal(c.Upstream.Portals, []string{"rfb"}) ||
+		c.Database.StatementTimeout != 4*time.Second || c.Prices.Street != 7 {
+		t.Errorf("set: %+v", c)
+	}
+}
+
+// TestFieldNamesUnique: parse errors are traced to their variable by field
+// name.
+func TestFieldNamesUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, v := range Variables() {
+		if other, ok := seen[v.Field]; ok {
+			t.Errorf("field %s is both %s and %s", v.Field, other, v.Name)
+		}
+		seen[v.Field] = v.Name
+	}
+}
+
+// TestREADMETable: the README's configuration tables name exactly the
+// variables of Config, with their defaults.
+func TestREADMETable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| (`[A-Z][A-Z0-9_]*`(?:, `[A-Z][A-Z0-9_]*`)*) \\| ([^|]*) \\|")
+	code := regexp.MustCompile("`([^`]*)`")
+	documented := map[string]string{} // variable → its default cell
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		names := code.FindAllStringSubmatch(m[1], -1)
+		defaults := code.FindAllStringSubmatch(m[2], -1)
+		for i, n := range names {
+			cell := strings.TrimSpace(m[2])
+			if len(names) > 1 && len(defaults) == len(names) {
+				cell = "`" + defaults[i][1] + "`" // one default per name, in order
+			}
+			documented[n[1]] = cell
+		}
+	}
+	for _, v := range Variables() {
+		cell, ok := documented[v.Name]
+		if !ok {
+			t.Errorf("%s is not in README.md's configuration table", v.Name)
+			continue
+		}
+		delete(documented, v.Name)
+		if v.Default != "" && !strings.Contains(cell, "`"+v.Default+"`") {
+			t.Errorf("%s: README says default %s, Config says %q", v.Name, cell, v.Default)
+		}
+	}
+	for name := range documented {
+		t.Errorf("README.md documents %s, which Config does not have", name)
+	}
+}
