@@ -133,7 +133,7 @@ func fetchMonth(ctx context.Context, c *client, opts Options, month string, out 
 	m := &monthRun{c: c, res: &res, man: man, out: out}
 	todo := m.plan(files)
 	out.printf("%s: %d files on the share, %d to fetch (%s), %d already here, into %s",
-		month, len(files), len(todo), human(out.total), res.Skipped, res.Dir)
+		month, len(files), len(todo), human(out.total.Load()), res.Skipped, res.Dir)
 	start := time.Now()
 	jobs := opts.Jobs
 	if jobs <= 0 {

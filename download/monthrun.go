@@ -32,7 +32,7 @@ func (m *monthRun) plan(files []Entry) []Entry {
 			continue
 		}
 		todo = append(todo, e)
-		m.out.total += e.Size - m.resumable(e)
+		m.out.total.Add(e.Size - m.resumable(e))
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].Size > todo[j].Size })
 	return todo

@@ -21,7 +21,7 @@ type progress struct {
 	tty      bool
 	interval time.Duration
 	start    time.Time
-	total    int64        // bytes this run expects to receive
+	total    atomic.Int64 // bytes this run expects to receive
 	received atomic.Int64 // bytes received so far, all files
 
 	mu      sync.Mutex
@@ -137,9 +137,9 @@ func (p *progress) tick() {
 
 // summary is the whole run: bytes, share, rate and ETA.
 func (p *progress) summary() string {
-	got := p.received.Load()
+	got, total := p.received.Load(), p.total.Load()
 	el := time.Since(p.start)
-	return fmt.Sprintf("%s of %s (%.0f%%), %s, ETA %s", human(got), human(p.total), 100*fraction(got, p.total), rate(got, el), eta(got, p.total-got, el))
+	return fmt.Sprintf("%s of %s (%.0f%%), %s, ETA %s", human(got), human(total), 100*fraction(got, total), rate(got, el), eta(got, total-got, el))
 }
 
 // draw prints line (if any), then on a terminal the bars. Callers hold mu.
@@ -158,7 +158,7 @@ func (p *progress) draw(line []byte) {
 				rate(f.received.Load(), el), eta(f.received.Load(), f.size-got, el))
 			p.drawn++
 		}
-		fmt.Fprintf(&b, "%-24s %s %s\n", "all", bar(fraction(p.received.Load(), p.total)), p.summary())
+		fmt.Fprintf(&b, "%-24s %s %s\n", "all", bar(fraction(p.received.Load(), p.total.Load())), p.summary())
 		p.drawn++
 	}
 	_, _ = p.w.Write(b.Bytes())
