@@ -394,3 +394,75 @@ func TestWrongToken(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestStalledConnection: a response that stops sending is cut after
+// RFB_STALL_TIMEOUT and resumed from the bytes received.
+func TestStalledConnection(t *testing.T) {
+	s := newTestShare(t, "2026-10")
+	const rel = "2026-10/Socios0.zip"
+	raw, err := os.ReadFile(s.path(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.fault(rel, func(w http.ResponseWriter, r *http.Request, n int) bool {
+		if n != 1 {
+			return false
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(raw)))
+		_, _ = w.Write(raw[:len(raw)/2])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return true
+	})
+	var log lockedBuffer
+	o := s.options(t.TempDir(), &log)
+	o.Config.StallTimeout = 300 * time.Millisecond
+	res, err := Download(context.Background(), o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	s.assertSameFiles(t, "2026-10", res.Dir)
+	want := []string{"", fmt.Sprintf("bytes=%d-", len(raw)/2)}
+	if got := s.rangesOf(rel); !slices.Equal(got, want) {
+		t.Errorf("Range headers %q, want %q", got, want)
+	}
+	if !strings.Contains(log.String(), fmt.Sprintf("Socios0.zip: no data received within RFB_STALL_TIMEOUT at byte %d; retry 1 of 5", len(raw)/2)) {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestWrongContentRange: a 206 that is not the rest of the file starts the
+// file over.
+func TestWrongContentRange(t *testing.T) {
+	s := newTestShare(t, "2026-10")
+	const rel = "2026-10/Empresas0.zip"
+	raw, err := os.ReadFile(s.path(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := cutHalfway(t, s.path(rel))
+	s.fault(rel, func(w http.ResponseWriter, r *http.Request, n int) bool {
+		if n == 2 {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(raw)-1, len(raw)))
+			w.WriteHeader(http.StatusPartialContent)
+			_, _ = w.Write(raw)
+			return true
+		}
+		return cut(w, r, n)
+	})
+	var log lockedBuffer
+	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	s.assertSameFiles(t, "2026-10", res.Dir)
+	half := len(raw) / 2
+	want := []string{"", fmt.Sprintf("bytes=%d-", half), ""}
+	if got := s.rangesOf(rel); !slices.Equal(got, want) {
+		t.Errorf("Range headers %q, want %q", got, want)
+	}
+	msg := fmt.Sprintf("asked for bytes %d- of %d, the server sent Content-Range \"bytes 0-%d/%d\"; restarting from byte 0", half, len(raw), len(raw)-1, len(raw))
+	if !strings.Contains(log.String(), msg) {
+		t.Errorf("no %q in the log:\n%s", msg, log.String())
+	}
+}
