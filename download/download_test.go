@@ -466,3 +466,13 @@ func TestWrongContentRange(t *testing.T) {
 		t.Errorf("no %q in the log:\n%s", msg, log.String())
 	}
 }
+
+func TestShareGone(t *testing.T) {
+	s := newTestShare(t, "2026-10")
+	o := s.options(t.TempDir(), nil)
+	o.Config.ShareURL = s.srv.URL + "/nextcloud/index.php/s/" + testToken
+	_, err := Download(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "PROPFIND: server answered 404 Not Found (no such share or folder: has the Receita moved the files? check RFB_SHARE_URL)") {
+		t.Errorf("error %v", err)
+	}
+}

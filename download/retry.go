@@ -93,6 +93,8 @@ func statusError(what string, res *http.Response) error {
 	switch {
 	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
 		return fmt.Errorf("%w (the share refused its token: check RFB_SHARE_URL)", err)
+	case res.StatusCode == http.StatusNotFound && what == "PROPFIND":
+		return fmt.Errorf("%w (no such share or folder: has the Receita moved the files? check RFB_SHARE_URL)", err)
 	case res.StatusCode == http.StatusRequestTimeout || res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
 		return &transientError{err: err, after: retryAfter(res.Header.Get("Retry-After"), time.Now())}
 	}
