@@ -16,6 +16,8 @@ Usage:
   cnpjgraph serve                      serve REST, GraphQL and the playground
   cnpjgraph migrate                    apply database migrations
   cnpjgraph import [flags] PATH...     import a Receita Federal dump (ZIPs or extracted files)
+  cnpjgraph download [flags] DIR       fetch a month of the Receita Federal's share into DIR/YYYY-MM
+  cnpjgraph sync [flags]               download and import the share's newest month if newer than the live one
   cnpjgraph status                     print the snapshot being served and recent imports
   cnpjgraph generate [flags]           write a synthetic dump in the published format
   cnpjgraph dev                        migrate, import a generated sample and serve (make run)
