@@ -16,11 +16,11 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/cnpjgraph/cnpjgraph/download"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
-// Config is every setting. Field names are unique across the nested
-// structs, so a parse error names its variable.
+// Config is every setting.
 type Config struct {
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/cnpjgraph?sslmode=disable"`
 
@@ -30,6 +30,7 @@ type Config struct {
 	Prices   service.Prices
 	Upstream Upstream
 	Images   Images
+	Download download.Config // the RFB share and the mapping tables (download, sync)
 	Dev      Dev
 }
 
@@ -153,8 +154,10 @@ func named(err error, values map[string]string) error {
 			out = append(out, e)
 			continue
 		}
+		// Field names may repeat across the nested structs; the variable
+		// that failed is one that is set (defaults parse).
 		for _, v := range Variables() {
-			if v.Field == pe.Name {
+			if v.Field == pe.Name && values[v.Name] != "" {
 				out = append(out, fmt.Errorf("%s: %q is not %s", v.Name, values[v.Name], want[v.Kind]))
 			}
 		}
@@ -286,6 +289,9 @@ func (c Config) validate() error {
 		if st, err := os.Stat(p); err != nil || st.IsDir() {
 			bad("MUNICIPALITY_COORDINATES", "%q is not a readable file", p)
 		}
+	}
+	if err := c.Download.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)

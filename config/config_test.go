@@ -28,18 +28,6 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestFieldNamesUnique: parse errors are traced to their variable by field
-// name.
-func TestFieldNamesUnique(t *testing.T) {
-	seen := map[string]string{}
-	for _, v := range Variables() {
-		if other, ok := seen[v.Field]; ok {
-			t.Errorf("field %s is both %s and %s", v.Field, other, v.Name)
-		}
-		seen[v.Field] = v.Name
-	}
-}
-
 // TestREADMETable: the README's configuration tables name exactly the
 // variables of Config, with their defaults.
 func TestREADMETable(t *testing.T) {

@@ -8,15 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"reflect"
 	"regexp"
 	"time"
-
-	"github.com/caarlos0/env/v11"
 )
 
-// Config is the download's environment, ready to embed in a larger
-// configuration struct.
+// Config is the download's part of the configuration (config.Config
+// embeds it and validates it with Validate).
 type Config struct {
 	// ShareURL is the public share: https://HOST/index.php/s/TOKEN (or
 	// https://HOST/s/TOKEN), or the WebDAV endpoint with the token as user,
@@ -27,20 +24,6 @@ type Config struct {
 	Dir          string        `env:"RFB_DIR" envDefault:".data/rfb"`
 	Retries      int           `env:"RFB_RETRIES" envDefault:"8"`
 	StallTimeout time.Duration `env:"RFB_STALL_TIMEOUT" envDefault:"1m"`
-}
-
-// ConfigFromEnv reads and validates the download's environment variables.
-func ConfigFromEnv() (Config, error) {
-	return configFrom(env.Options{})
-}
-
-// configFrom parses with opts (tests pass an Environment map).
-func configFrom(opts env.Options) (Config, error) {
-	c, err := env.ParseAsWithOptions[Config](opts)
-	if err != nil {
-		return c, namedEnvError(err)
-	}
-	return c, c.Validate()
 }
 
 // Validate checks the values; errors name the variable.
@@ -79,26 +62,6 @@ func checkHTTPURL(s string) error {
 		return fmt.Errorf("%q is not an http(s) URL", Redact(s))
 	}
 	return nil
-}
-
-// namedEnvError replaces the library's struct field names by the variables'
-// names, which is what an operator knows.
-func namedEnvError(err error) error {
-	var agg env.AggregateError
-	if !errors.As(err, &agg) {
-		return err
-	}
-	var errs []error
-	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if errors.As(e, &pe) {
-			if f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name); ok {
-				e = fmt.Errorf("%s: %w", f.Tag.Get("env"), pe.Err)
-			}
-		}
-		errs = append(errs, e)
-	}
-	return errors.Join(errs...)
 }
 
 // Redact hides a password in a URL's user information, for messages.

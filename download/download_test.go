@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/caarlos0/env/v11"
 )
 
 func TestParseShare(t *testing.T) {
@@ -41,33 +39,35 @@ func TestParseShare(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
-	c, err := configFrom(env.Options{Environment: map[string]string{}})
-	if err != nil {
+func TestValidate(t *testing.T) {
+	ok := Config{ShareURL: "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9",
+		TABMUNURL: "https://t.example.com/TABMUN.CSV", CountriesURL: "https://c.example.com/PAIS.csv",
+		Dir: ".data/rfb", Retries: 8, StallTimeout: time.Minute}
+	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if c.ShareURL != "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9" || c.Dir != ".data/rfb" ||
-		!strings.HasSuffix(c.TABMUNURL, "/TABMUN.CSV") || c.CountriesURL != "https://balanca.economia.gov.br/balanca/bd/tabelas/PAIS.csv" ||
-		c.Retries != 8 || c.StallTimeout != time.Minute {
-		t.Errorf("defaults: %+v", c)
-	}
-	for _, bad := range []struct{ name, value, want string }{
-		{"TABMUN_URL", "file:///etc/TABMUN.CSV", "TABMUN_URL: \"file:///etc/TABMUN.CSV\" is not an http(s) URL"},
-		{"COUNTRIES_URL", "balanca/PAIS.csv", "COUNTRIES_URL: "},
-		{"RFB_SHARE_URL", "https://user:secret@host/index.php/s/abc", ""},
-		{"RFB_SHARE_URL", "https://host/index.php/apps", "RFB_SHARE_URL: "},
-		{"RFB_RETRIES", "many", "RFB_RETRIES: "},
-		{"RFB_STALL_TIMEOUT", "0s", "RFB_STALL_TIMEOUT: "},
+	for _, bad := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.TABMUNURL = "file:///etc/TABMUN.CSV" }, "TABMUN_URL: \"file:///etc/TABMUN.CSV\" is not an http(s) URL"},
+		{func(c *Config) { c.CountriesURL = "balanca/PAIS.csv" }, "COUNTRIES_URL: "},
+		{func(c *Config) { c.ShareURL = "https://user:secret@host/index.php/s/abc" }, ""},
+		{func(c *Config) { c.ShareURL = "https://host/index.php/apps" }, "RFB_SHARE_URL: "},
+		{func(c *Config) { c.Retries = -1 }, "RFB_RETRIES: "},
+		{func(c *Config) { c.StallTimeout = 0 }, "RFB_STALL_TIMEOUT: "},
 	} {
-		_, err := configFrom(env.Options{Environment: map[string]string{bad.name: bad.value}})
+		c := ok
+		bad.set(&c)
+		err := c.Validate()
 		if bad.want == "" {
 			if err != nil {
-				t.Errorf("%s=%s: %v", bad.name, bad.value, err)
+				t.Errorf("%+v: %v", c, err)
 			}
 			continue
 		}
 		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "secret") {
-			t.Errorf("%s=%s: error %v, want it to contain %q", bad.name, bad.value, err, bad.want)
+			t.Errorf("%+v: error %v, want it to contain %q", c, err, bad.want)
 		}
 	}
 	if got := Redact("https://u:secret@host/x"); got != "https://u:xxxxx@host/x" {

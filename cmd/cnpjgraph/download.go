@@ -40,10 +40,7 @@ Flags:
 		fs.Usage()
 		os.Exit(2)
 	}
-	cfg, err := download.ConfigFromEnv()
-	if err != nil {
-		return err
-	}
+	cfg := loadConfig().Download
 	res, err := download.Download(ctx, download.Options{
 		Config: cfg, Dir: fs.Arg(0), Month: *month, Jobs: *jobs, Progress: os.Stderr,
 	})

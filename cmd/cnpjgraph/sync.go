@@ -39,10 +39,7 @@ Flags:
 		fs.Usage()
 		os.Exit(2)
 	}
-	cfg, err := download.ConfigFromEnv()
-	if err != nil {
-		return err
-	}
+	cfg := loadConfig().Download
 	d, err := openMigrated(ctx)
 	if err != nil {
 		return err

@@ -19,10 +19,11 @@ var Invalid = map[string]string{
 	"MAP_TILE_URL": "tiles.example.com/{z}/{x}/{y}.png", "MAP_TILE_URL_ROADMAP": "x", "MAP_TILE_URL_TERRAIN": "x",
 	"MAP_TILE_URL_SATELLITE": "x", "MAP_TILE_URL_HYBRID": "x", "GEOCODER_URL": "nominatim", "STREET_IMAGE_URL": "streetview",
 	"MUNICIPALITY_COORDINATES": "/nonexistent/municipios.csv",
+	"RFB_SHARE_URL":            "https://host/index.php/apps", "TABMUN_URL": "file:///etc/TABMUN.CSV", "COUNTRIES_URL": "PAIS.csv",
 }
 
 // FreeText are the variables no value of which is wrong.
-var FreeText = []string{"PLAYGROUND_API_KEY", "UPSTREAM_KEY", "SAMPLE_DIR"}
+var FreeText = []string{"PLAYGROUND_API_KEY", "UPSTREAM_KEY", "SAMPLE_DIR", "RFB_DIR"}
 
 // InvalidValue is a wrong value of v: from Invalid, else by its type.
 func InvalidValue(v config.Variable) (string, bool) {
