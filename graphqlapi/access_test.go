@@ -20,8 +20,8 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/upstream"
@@ -65,17 +65,17 @@ func newAccessEnv(t *testing.T) *accessEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imagery := httptest.NewServer(documents.Demo())
-	t.Cleanup(imagery.Close)
-	maps, err := documents.NewMaps(documents.MapConfig{Templates: documents.TileTemplates(documents.DemoTileURL(imagery.URL), nil)})
+	demo := httptest.NewServer(imagery.Demo())
+	t.Cleanup(demo.Close)
+	maps, err := imagery.NewMaps(imagery.MapConfig{Templates: imagery.TileTemplates(imagery.DemoTileURL(demo.URL), nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	street, err := documents.NewStreet(documents.StreetConfig{Template: documents.DemoStreetURL(imagery.URL)})
+	street, err := imagery.NewStreet(imagery.StreetConfig{Template: imagery.DemoStreetURL(demo.URL)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seats, err := documents.LoadMunicipalities(filepath.Join(dbtest.SharedDir(t), "data", "municipios", "municipios-coordenadas.csv"))
+	seats, err := imagery.LoadMunicipalities(filepath.Join(dbtest.SharedDir(t), "data", "municipios", "municipios-coordenadas.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func newAccessEnv(t *testing.T) *accessEnv {
 	t.Cleanup(func() { _ = e.auth.Close() })
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
 		Now: func() time.Time { return now }, Source: client, Meter: e.auth.Meter(),
-		Maps: maps, Street: street, Locator: &documents.Locator{Seats: seats},
+		Imagery: &imagery.Provider{Maps: maps, Street: street, Locator: &imagery.Locator{Seats: seats}},
 	})
 	e.h = rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second,
 		Authenticate: e.auth.Middleware(auth.DoorPermission, rest.RenderError),

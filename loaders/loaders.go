@@ -6,7 +6,6 @@ package loaders
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -124,14 +123,4 @@ func With(ctx context.Context, l *Loaders) context.Context {
 func From(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
 	return l
-}
-
-// Middleware puts fresh loaders into every request's context. Mount it on
-// the router that serves both REST and GraphQL.
-func Middleware(store Store) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(With(r.Context(), New(store))))
-		})
-	}
 }

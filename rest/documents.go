@@ -70,8 +70,8 @@ func (h documentRoutes) officeMap(w http.ResponseWriter, r *http.Request) {
 	var cs service.Constraints
 	q := service.MapQuery{TaxID: pathTaxID(r, &cs)}
 	p := newParams(r, &cs)
-	q.MapOptions = documents.MapOptions{
-		Type:   p.oneOf("type", documents.MapTypes),
+	q.MapOptions = service.MapOptions{
+		Type:   p.oneOf("type", service.MapTypes),
 		Width:  p.intRange("width", service.MinImageSide, service.MaxImageSide, service.DefaultImageSide),
 		Height: p.intRange("height", service.MinImageSide, service.MaxImageSide, service.DefaultImageSide),
 		Scale:  p.intRange("scale", 1, 2, 1),
@@ -94,7 +94,7 @@ func (h documentRoutes) officeStreet(w http.ResponseWriter, r *http.Request) {
 	var cs service.Constraints
 	q := service.StreetQuery{TaxID: pathTaxID(r, &cs)}
 	p := newParams(r, &cs)
-	q.StreetOptions = documents.StreetOptions{
+	q.StreetOptions = service.StreetOptions{
 		Width:  p.intRange("width", service.MinImageSide, service.MaxImageSide, service.DefaultImageSide),
 		Height: p.intRange("height", service.MinImageSide, service.MaxImageSide, service.DefaultImageSide),
 		FOV:    p.intRange("fov", service.MinFOV, service.MaxFOV, service.DefaultFOV),

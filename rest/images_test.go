@@ -19,17 +19,17 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // serproPoint is where the test geocoder places SERPRO's Brasília office.
-var serproPoint = documents.Point{Lat: -15.7801, Lon: -47.8825}
+var serproPoint = imagery.Point{Lat: -15.7801, Lon: -47.8825}
 
 // brasiliaSeat is Brasília's seat in municipios-coordenadas.csv.
-var brasiliaSeat = documents.Point{Lat: -15.7795, Lon: -47.9297}
+var brasiliaSeat = imagery.Point{Lat: -15.7795, Lon: -47.9297}
 
 // tileColor is the solid colour the test tile server paints tile z/x/y
 // with: distinct for neighbours, never the marker's red.
@@ -108,7 +108,7 @@ func newGeocoder(t *testing.T, queries *atomic.Int64) *httptest.Server {
 // tile server whose deepest zoom is maxZoom (deeper views magnify its
 // tiles). edge reports a pixel within 2 pixels of a tile's border, where
 // magnified tiles blend.
-func expectedTile(p documents.Point, zoom, maxZoom, w, h, px, py int) (z, x, y int, edge bool) {
+func expectedTile(p imagery.Point, zoom, maxZoom, w, h, px, py int) (z, x, y int, edge bool) {
 	n := 256 * math.Exp2(float64(zoom))
 	lat := p.Lat * math.Pi / 180
 	wx := (p.Lon + 180) / 360 * n
@@ -143,7 +143,7 @@ func rgba(c color.Color) color.RGBA {
 }
 
 // checkMap asserts the size, the tiles at the corners and the marker.
-func checkMap(t *testing.T, img image.Image, kind string, p documents.Point, zoom, w, h, scale int) {
+func checkMap(t *testing.T, img image.Image, kind string, p imagery.Point, zoom, w, h, scale int) {
 	t.Helper()
 	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
 		t.Fatalf("image %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
@@ -163,11 +163,11 @@ func checkMap(t *testing.T, img image.Image, kind string, p documents.Point, zoo
 		t.Errorf("only %d pixels away from tile borders", checked)
 	}
 	// The pin: its tip at the centre, its red head above, a white dot in it.
-	if got := rgba(img.At(w/2, h/2-2*scale)); got != documents.MarkerColor {
-		t.Errorf("marker tip = %v, want %v", got, documents.MarkerColor)
+	if got := rgba(img.At(w/2, h/2-2*scale)); got != imagery.MarkerColor {
+		t.Errorf("marker tip = %v, want %v", got, imagery.MarkerColor)
 	}
-	if got := rgba(img.At(w/2, h/2-22*scale+6*scale)); got != documents.MarkerColor {
-		t.Errorf("marker head = %v, want %v", got, documents.MarkerColor)
+	if got := rgba(img.At(w/2, h/2-22*scale+6*scale)); got != imagery.MarkerColor {
+		t.Errorf("marker head = %v, want %v", got, imagery.MarkerColor)
 	}
 	if got := rgba(img.At(w/2, h/2-22*scale)); got != (color.RGBA{0xff, 0xff, 0xff, 0xff}) {
 		t.Errorf("marker dot = %v, want white", got)
@@ -176,15 +176,15 @@ func checkMap(t *testing.T, img image.Image, kind string, p documents.Point, zoo
 
 func mapDeps(t *testing.T, tiles *tileServer, geocoderURL string, timeout time.Duration) setup {
 	t.Helper()
-	maps, err := documents.NewMaps(documents.MapConfig{
-		Templates: documents.TileTemplates(tiles.URL+"/{type}/{z}/{x}/{y}.png", nil),
+	maps, err := imagery.NewMaps(imagery.MapConfig{
+		Templates: imagery.TileTemplates(tiles.URL+"/{type}/{z}/{x}/{y}.png", nil),
 		Timeout:   timeout,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	loc := testLocator(t, geocoderURL)
-	return func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, loc }
+	return func(o *service.Options, _ *rest.Deps) { o.Imagery = &imagery.Provider{Maps: maps, Locator: loc} }
 }
 
 func TestMap(t *testing.T) {
@@ -259,15 +259,17 @@ func TestMapErrors(t *testing.T) {
 		t.Errorf("no provider: %d %s", r.status, r.body)
 	}
 	// A template without {type} serves roadmap only.
-	maps, err := documents.NewMaps(documents.MapConfig{Templates: documents.TileTemplates(tiles.URL+"/roadmap/{z}/{x}/{y}.png", nil)})
+	maps, err := imagery.NewMaps(imagery.MapConfig{Templates: imagery.TileTemplates(tiles.URL+"/roadmap/{z}/{x}/{y}.png", nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seats, err := documents.LoadMunicipalities(seatsPath(t))
+	seats, err := imagery.LoadMunicipalities(seatsPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	roadsOnly := routerWith(t, d, func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, &documents.Locator{Seats: seats} })
+	roadsOnly := routerWith(t, d, func(o *service.Options, _ *rest.Deps) {
+		o.Imagery = &imagery.Provider{Maps: maps, Locator: &imagery.Locator{Seats: seats}}
+	})
 	if r := roadsOnly.get(t, target+"?type=terrain"); r.status != 503 || r.object(t)["message"] != fault.MsgMapNotConfigured {
 		t.Errorf("unconfigured type: %d %s", r.status, r.body)
 	}
@@ -309,11 +311,13 @@ func TestMapErrors(t *testing.T) {
 		status  int
 		message string
 	}{{down.URL, 503, fault.MsgMapDown}, {slow.URL, 504, fault.MsgTimeout}} {
-		maps, err := documents.NewMaps(documents.MapConfig{Templates: map[string]string{"roadmap": c.url + "/{z}/{x}/{y}.png"}, Timeout: 300 * time.Millisecond})
+		maps, err := imagery.NewMaps(imagery.MapConfig{Templates: map[string]string{"roadmap": c.url + "/{z}/{x}/{y}.png"}, Timeout: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := routerWith(t, d, func(o *service.Options, _ *rest.Deps) { o.Maps, o.Locator = maps, &documents.Locator{Seats: seats} })
+		s := routerWith(t, d, func(o *service.Options, _ *rest.Deps) {
+			o.Imagery = &imagery.Provider{Maps: maps, Locator: &imagery.Locator{Seats: seats}}
+		})
 		start := time.Now()
 		r := s.get(t, target)
 		if r.status != c.status || r.object(t)["message"] != c.message {
@@ -357,15 +361,15 @@ func streetProvider(t *testing.T, fixed bool, seen *atomic.Value) *httptest.Serv
 
 // testLocator locates by municipality seats and, with geocoderURL, by
 // that geocoder first.
-func testLocator(t *testing.T, geocoderURL string) *documents.Locator {
+func testLocator(t *testing.T, geocoderURL string) *imagery.Locator {
 	t.Helper()
-	seats, err := documents.LoadMunicipalities(seatsPath(t))
+	seats, err := imagery.LoadMunicipalities(seatsPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc := &documents.Locator{Seats: seats}
+	loc := &imagery.Locator{Seats: seats}
 	if geocoderURL != "" {
-		if loc.Geocoder, err = documents.NewGeocoder(geocoderURL, time.Second, 100); err != nil {
+		if loc.Geocoder, err = imagery.NewGeocoder(geocoderURL, time.Second, 100); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -374,12 +378,12 @@ func testLocator(t *testing.T, geocoderURL string) *documents.Locator {
 
 func streetDeps(t *testing.T, template string, timeout time.Duration, geocoderURL string) setup {
 	t.Helper()
-	street, err := documents.NewStreet(documents.StreetConfig{Template: template, Timeout: timeout})
+	street, err := imagery.NewStreet(imagery.StreetConfig{Template: template, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	loc := testLocator(t, geocoderURL)
-	return func(o *service.Options, _ *rest.Deps) { o.Street, o.Locator = street, loc }
+	return func(o *service.Options, _ *rest.Deps) { o.Imagery = &imagery.Provider{Street: street, Locator: loc} }
 }
 
 func near(a, b color.RGBA) bool {

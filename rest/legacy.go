@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cnpjgraph/cnpjgraph/documents"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 	"github.com/cnpjgraph/cnpjgraph/model"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/wire"
@@ -24,7 +24,7 @@ const LinkLifetime = 90 * 24 * time.Hour
 // only ever answer 404.
 type legacyRoutes struct {
 	svc       *service.Service
-	seats     *documents.Municipalities // accented city names; nil: the registry's
+	seats     *imagery.Municipalities // accented city names; nil: the registry's
 	signURL   func(ctx context.Context, path string, q url.Values, expires time.Time) string
 	publicURL string
 	now       func() time.Time

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
-	"github.com/cnpjgraph/cnpjgraph/documents"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
@@ -31,7 +31,7 @@ func testSigner(ctx context.Context, path string, q url.Values, expires time.Tim
 }
 
 func legacyDeps(t *testing.T) setup {
-	seats, err := documents.LoadMunicipalities(seatsPath(t))
+	seats, err := imagery.LoadMunicipalities(seatsPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
 )
 
 // statusWriter remembers what the handler answered, for logs and metrics.
@@ -187,6 +188,17 @@ func cors(origins []string) func(http.Handler) http.Handler {
 				return
 			}
 			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// withLoaders puts fresh dataloaders into every request's context, so the
+// lookups a request starts concurrently (GraphQL's siblings, a handler's
+// children) share one statement per kind of key.
+func withLoaders(store loaders.Store) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(loaders.With(r.Context(), loaders.New(store))))
 		})
 	}
 }

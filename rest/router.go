@@ -12,9 +12,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
-	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/wire"
 )
@@ -40,7 +39,7 @@ type Deps struct {
 
 	// Seats gives the legacy format accented city names; nil: the
 	// registry's own.
-	Seats *documents.Municipalities
+	Seats *imagery.Municipalities
 	// SignURL signs a public link to a file route for the request's account
 	// (auth.SignURL), valid until expires. It returns the path with its
 	// signed query, or an absolute URL. nil: links are unsigned and need
@@ -112,7 +111,7 @@ func NewRouter(d Deps) http.Handler {
 		if d.Authenticate != nil {
 			r.Use(d.Authenticate)
 		}
-		r.Use(loaders.Middleware(d.Service.Store()))
+		r.Use(withLoaders(d.Service.Store()))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"image"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
 // Image and certificate bounds (api-contract.md, "Documents and images").
@@ -24,16 +24,42 @@ type CertificateQuery struct {
 	Pages documents.Pages
 }
 
+// MapTypes are the values of the map's type parameter, the default first.
+var MapTypes = []string{"roadmap", "terrain", "satellite", "hybrid"}
+
+// MapOptions are the validated parameters of a map.
+type MapOptions struct {
+	Type          string
+	Width, Height int // logical pixels; the image is Width*Scale x Height*Scale
+	Scale         int // 1 or 2
+	Zoom          int
+}
+
+// StreetOptions are the validated parameters of a street-level view.
+type StreetOptions struct {
+	Width, Height int
+	FOV           int // horizontal field of view in degrees
+}
+
 // MapQuery asks for the aerial map of an office's address.
 type MapQuery struct {
 	TaxID cnpj.CNPJ
-	documents.MapOptions
+	MapOptions
 }
 
 // StreetQuery asks for the street-level image of an office's address.
 type StreetQuery struct {
 	TaxID cnpj.CNPJ
-	documents.StreetOptions
+	StreetOptions
+}
+
+// Imagery draws the pictures of the map and street lookups at an address
+// (package imagery, over the configured providers).
+type Imagery interface {
+	SupportsMap(mapType string) bool
+	SupportsStreet() bool
+	Map(ctx context.Context, a model.Address, o MapOptions) ([]byte, error)
+	StreetView(ctx context.Context, a model.Address, o StreetOptions) ([]byte, error)
 }
 
 // RegistryCertificate is the PDF of the registry record (/rfb/certificate):
@@ -73,60 +99,37 @@ func (s *Service) SimplesCertificate(ctx context.Context, taxID cnpj.CNPJ) ([]by
 	})
 }
 
-// MapSupports reports whether maps of type can be drawn: a tile server for
-// it and a way to place offices are configured.
-func (s *Service) MapSupports(mapType string) bool {
-	return s.maps.Supports(mapType) && s.locator != nil
-}
-
 // Map is the PNG aerial map of an office's address, a map lookup.
 func (s *Service) Map(ctx context.Context, q MapQuery) ([]byte, error) {
-	if !s.MapSupports(q.Type) {
+	if s.imagery == nil || !s.imagery.SupportsMap(q.Type) {
 		return nil, fault.E(fault.Unavailable, fault.MsgMapNotConfigured,
 			errors.New("no tile server for map type "+q.Type+", or no geocoder nor municipality coordinates"))
 	}
-	return s.image(ctx, KindMap, q.TaxID, func(ctx context.Context, at documents.Point) (image.Image, error) {
-		return s.maps.Render(ctx, at, q.MapOptions)
+	return s.picture(ctx, KindMap, q.TaxID, func(a model.Address) ([]byte, error) {
+		return s.imagery.Map(ctx, a, q.MapOptions)
 	})
 }
-
-// StreetSupported reports whether street images can be served.
-func (s *Service) StreetSupported() bool { return s.street != nil && s.locator != nil }
 
 // Street is the PNG street-level image of an office's address, a street
 // lookup.
 func (s *Service) Street(ctx context.Context, q StreetQuery) ([]byte, error) {
-	if !s.StreetSupported() {
+	if s.imagery == nil || !s.imagery.SupportsStreet() {
 		return nil, fault.E(fault.Unavailable, fault.MsgStreetNotConfigured,
 			errors.New("no street imagery provider, or no geocoder nor municipality coordinates"))
 	}
-	return s.image(ctx, KindStreet, q.TaxID, func(ctx context.Context, at documents.Point) (image.Image, error) {
-		return s.street.Image(ctx, at, q.StreetOptions)
+	return s.picture(ctx, KindStreet, q.TaxID, func(a model.Address) ([]byte, error) {
+		return s.imagery.StreetView(ctx, a, q.StreetOptions)
 	})
 }
 
-// image places the office, renders its image and encodes it as PNG: the
+// picture finds the office (404 when unknown) and draws its address: the
 // common body of the map and street lookups.
-func (s *Service) image(ctx context.Context, kind Kind, taxID cnpj.CNPJ,
-	render func(context.Context, documents.Point) (image.Image, error)) ([]byte, error) {
+func (s *Service) picture(ctx context.Context, kind Kind, taxID cnpj.CNPJ, draw func(model.Address) ([]byte, error)) ([]byte, error) {
 	return metered(ctx, s, kind, func(b *bill) ([]byte, error) {
-		point, err := s.locate(ctx, b, taxID)
+		o, err := s.office(ctx, b, OfficeQuery{TaxID: taxID, Cache: DefaultCache()})
 		if err != nil {
 			return nil, err
 		}
-		img, err := render(ctx, point)
-		if err != nil {
-			return nil, err
-		}
-		return documents.EncodePNG(img)
+		return draw(o.Address)
 	})
-}
-
-// locate finds the office (404 when unknown) and places its address.
-func (s *Service) locate(ctx context.Context, b *bill, taxID cnpj.CNPJ) (documents.Point, error) {
-	o, err := s.office(ctx, b, OfficeQuery{TaxID: taxID, Cache: DefaultCache()})
-	if err != nil {
-		return documents.Point{}, err
-	}
-	return s.locator.Locate(ctx, o.Address)
 }

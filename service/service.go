@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
-	"github.com/cnpjgraph/cnpjgraph/documents"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
@@ -36,9 +35,7 @@ type Service struct {
 	answers    *lru.Cache[answerKey, []byte] // rendered company answers; nil: none
 	answerFill singleflight.Group            // company answers being rendered
 
-	maps    *documents.Maps
-	street  *documents.Street
-	locator *documents.Locator
+	imagery Imagery // nil: the map and street lookups answer 503
 
 	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
 }
@@ -54,17 +51,15 @@ type Options struct {
 	// snapshot (0: 64 MiB; negative: none).
 	CompanyCacheBytes int
 
-	// The image providers; nil: the map and street lookups answer 503.
-	Maps    *documents.Maps
-	Street  *documents.Street
-	Locator *documents.Locator // places offices for map and street
+	// Imagery draws maps and street views; nil: those lookups answer 503.
+	Imagery Imagery
 }
 
 // New returns a Service over store.
 func New(store *db.Store, opts Options) *Service {
 	s := &Service{
 		store: store, source: opts.Source, meter: opts.Meter, prices: DefaultPrices,
-		now: opts.Now, log: opts.Logger, maps: opts.Maps, street: opts.Street, locator: opts.Locator,
+		now: opts.Now, log: opts.Logger, imagery: opts.Imagery,
 	}
 	if s.source == nil {
 		s.source = Offline{}

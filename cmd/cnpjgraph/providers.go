@@ -5,35 +5,28 @@ import (
 	"log/slog"
 
 	"github.com/cnpjgraph/cnpjgraph/config"
-	"github.com/cnpjgraph/cnpjgraph/documents"
+	"github.com/cnpjgraph/cnpjgraph/imagery"
 )
 
-// providers are the map, street and geocoding providers of the
-// configuration.
-type providers struct {
-	maps    *documents.Maps
-	street  *documents.Street
-	locator *documents.Locator
-}
-
-// documentProviders builds the providers the configuration names. Each is
+// imageryProvider builds the map, street and geocoding providers the
+// configuration names. Each is
 // optional: an unset provider makes its route answer 503, never a failure
 // to start. A set but unusable one (bad template, unreadable file) stops
 // the server: a typo must not pass for "not configured".
-func documentProviders(c config.Images, log *slog.Logger) (providers, error) {
-	var p providers
-	var loc documents.Locator
+func imageryProvider(c config.Images, log *slog.Logger) (*imagery.Provider, error) {
+	p := &imagery.Provider{}
+	var loc imagery.Locator
 	if c.MunicipalityCoordinates != "" {
-		seats, err := documents.LoadMunicipalities(c.MunicipalityCoordinates)
+		seats, err := imagery.LoadMunicipalities(c.MunicipalityCoordinates)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
 		loc.Seats = seats
 	}
 	if c.GeocoderURL != "" {
-		g, err := documents.NewGeocoder(c.GeocoderURL, c.GeocoderTimeout, c.GeocoderCache)
+		g, err := imagery.NewGeocoder(c.GeocoderURL, c.GeocoderTimeout, c.GeocoderCache)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
 		loc.Geocoder = g
 		loc.OnGeocoderError = func(err error) {
@@ -41,33 +34,33 @@ func documentProviders(c config.Images, log *slog.Logger) (providers, error) {
 		}
 	}
 	if loc.Seats != nil || loc.Geocoder != nil {
-		p.locator = &loc
+		p.Locator = &loc
 	}
 	perType := map[string]string{
 		"roadmap": c.MapTileURLRoadmap, "terrain": c.MapTileURLTerrain,
 		"satellite": c.MapTileURLSatellite, "hybrid": c.MapTileURLHybrid,
 	}
-	if templates := documents.TileTemplates(c.MapTileURL, perType); len(templates) > 0 {
-		maps, err := documents.NewMaps(documents.MapConfig{
+	if templates := imagery.TileTemplates(c.MapTileURL, perType); len(templates) > 0 {
+		maps, err := imagery.NewMaps(imagery.MapConfig{
 			Templates:  templates,
 			MaxZoom:    c.MapMaxZoom,
 			Timeout:    c.MapTimeout,
 			CacheBytes: c.MapTileCacheMB << 20,
 		})
 		if err != nil {
-			return p, err
+			return nil, err
 		}
-		p.maps = maps
+		p.Maps = maps
 	}
 	if c.StreetImageURL != "" {
-		street, err := documents.NewStreet(documents.StreetConfig{Template: c.StreetImageURL, Timeout: c.StreetTimeout})
+		street, err := imagery.NewStreet(imagery.StreetConfig{Template: c.StreetImageURL, Timeout: c.StreetTimeout})
 		if err != nil {
-			return p, err
+			return nil, err
 		}
-		p.street = street
+		p.Street = street
 	}
-	if (p.maps != nil || p.street != nil) && p.locator == nil {
-		return p, errors.New("map or street imagery configured without GEOCODER_URL or MUNICIPALITY_COORDINATES: offices cannot be placed")
+	if (p.Maps != nil || p.Street != nil) && p.Locator == nil {
+		return nil, errors.New("map or street imagery configured without GEOCODER_URL or MUNICIPALITY_COORDINATES: offices cannot be placed")
 	}
 	return p, nil
 }

@@ -103,11 +103,11 @@ func runServe(ctx context.Context, args []string) error {
 		}
 		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
 	}
-	providers, err := documentProviders(cfg.Images, log)
+	pictures, err := imageryProvider(cfg.Images, log)
 	if err != nil {
 		return err
 	}
-	opts.Maps, opts.Street, opts.Locator = providers.maps, providers.street, providers.locator
+	opts.Imagery = pictures
 
 	var (
 		authenticate func(http.Handler) http.Handler
@@ -156,8 +156,8 @@ func runServe(ctx context.Context, args []string) error {
 		}),
 		PublicURL: cfg.Server.PublicURL,
 	}
-	if providers.locator != nil {
-		deps.Seats = providers.locator.Seats
+	if pictures.Locator != nil {
+		deps.Seats = pictures.Locator.Seats
 	}
 	if authSvc != nil {
 		// Links in legacy answers open the file for the account that asked.

@@ -1,4 +1,4 @@
-package documents
+package imagery
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // StreetConfig configures the street-imagery provider.
@@ -46,10 +47,7 @@ func NewStreet(cfg StreetConfig) (*Street, error) {
 }
 
 // StreetOptions are the validated parameters of a street request.
-type StreetOptions struct {
-	Width, Height int
-	FOV           int // horizontal field of view in degrees
-}
+type StreetOptions = service.StreetOptions
 
 // url is the provider's URL for the view.
 func (s *Street) url(p Point, o StreetOptions) string {

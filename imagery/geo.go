@@ -1,4 +1,4 @@
-package documents
+package imagery
 
 import (
 	"context"
@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
-	"github.com/cnpjgraph/cnpjgraph/model"
-
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
+	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
 // Point is a WGS 84 position in degrees.

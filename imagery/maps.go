@@ -1,4 +1,4 @@
-package documents
+package imagery
 
 import (
 	"bytes"
@@ -21,12 +21,10 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/service"
 
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 )
-
-// MapTypes are the values of the map's type parameter, the default first.
-var MapTypes = []string{"roadmap", "terrain", "satellite", "hybrid"}
 
 // tileSize is the side of an XYZ tile in pixels.
 const tileSize = 256
@@ -37,7 +35,7 @@ const tileSize = 256
 // silently answered with a road map.
 func TileTemplates(base string, perType map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, t := range MapTypes {
+	for _, t := range service.MapTypes {
 		switch {
 		case perType[t] != "":
 			out[t] = perType[t]
@@ -98,12 +96,7 @@ func NewMaps(cfg MapConfig) (*Maps, error) {
 func (m *Maps) Supports(typ string) bool { return m != nil && m.cfg.Templates[typ] != "" }
 
 // MapOptions are the validated parameters of a map request.
-type MapOptions struct {
-	Type          string
-	Width, Height int // logical pixels; the image is Width*Scale x Height*Scale
-	Scale         int // 1 or 2
-	Zoom          int
-}
+type MapOptions = service.MapOptions
 
 // worldPixel is the position of p at zoom level z in Web Mercator pixels.
 func worldPixel(p Point, z float64) (x, y float64) {
