@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -158,7 +159,7 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 			_ = rows.Close()
 			return nil, fmt.Errorf("load countries: %w", err)
 		}
-		codes.countries[code] = c
+		codes.countries[countryKey(code)] = c
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, fmt.Errorf("load countries: %w", err)
@@ -250,4 +251,14 @@ func (c *Catalog) SpecialID(ctx context.Context, text string) (int, error) {
 	c.special[text] = id
 	c.specialMu.Unlock()
 	return id, nil
+}
+
+// countryKey is an RFB country code without its padding: the dump writes
+// "063" in one table and "63" in another, and both are Argentina.
+func countryKey(code string) string {
+	k := strings.TrimLeft(strings.TrimSpace(code), "0")
+	if k == "" {
+		return "0"
+	}
+	return k
 }

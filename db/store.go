@@ -439,8 +439,11 @@ func (c *Codes) address(r *OfficeRow) model.Address {
 	return a
 }
 
+// country is what the tables know of an RFB country code: its M49 code
+// when mapped, its name when either table has one; a code neither knows is
+// {id: null, name: null} (docs/api.md).
 func (c *Codes) country(code string) model.Country {
-	if cc, ok := c.countries[code]; ok {
+	if cc, ok := c.countries[countryKey(code)]; ok {
 		return model.Country{ID: cc.M49, Name: cc.Text}
 	}
 	return model.Country{}

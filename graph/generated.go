@@ -47,15 +47,15 @@ type ComplexityRoot struct {
 	}
 
 	Address struct {
-		City         func(childComplexity int) int
-		Country      func(childComplexity int) int
-		Details      func(childComplexity int) int
-		District     func(childComplexity int) int
-		Municipality func(childComplexity int) int
-		Number       func(childComplexity int) int
-		State        func(childComplexity int) int
-		Street       func(childComplexity int) int
-		Zip          func(childComplexity int) int
+		CityOrNil     func(childComplexity int) int
+		Country       func(childComplexity int) int
+		Details       func(childComplexity int) int
+		DistrictOrNil func(childComplexity int) int
+		Municipality  func(childComplexity int) int
+		NumberOrNil   func(childComplexity int) int
+		StateOrNil    func(childComplexity int) int
+		StreetOrNil   func(childComplexity int) int
+		ZipOrNil      func(childComplexity int) int
 	}
 
 	Agent struct {
@@ -129,6 +129,8 @@ type ComplexityRoot struct {
 		Reason         func(childComplexity int) int
 		Registrations  func(childComplexity int) int
 		SideActivities func(childComplexity int) int
+		Special        func(childComplexity int) int
+		SpecialDate    func(childComplexity int) int
 		Status         func(childComplexity int) int
 		StatusDate     func(childComplexity int) int
 		TaxID          func(childComplexity int) int
@@ -312,11 +314,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.Activity.TextOrNil(childComplexity), true
 
 	case "Address.city":
-		if e.ComplexityRoot.Address.City == nil {
+		if e.ComplexityRoot.Address.CityOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.City(childComplexity), true
+		return e.ComplexityRoot.Address.CityOrNil(childComplexity), true
 	case "Address.country":
 		if e.ComplexityRoot.Address.Country == nil {
 			break
@@ -330,11 +332,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Address.Details(childComplexity), true
 	case "Address.district":
-		if e.ComplexityRoot.Address.District == nil {
+		if e.ComplexityRoot.Address.DistrictOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.District(childComplexity), true
+		return e.ComplexityRoot.Address.DistrictOrNil(childComplexity), true
 	case "Address.municipality":
 		if e.ComplexityRoot.Address.Municipality == nil {
 			break
@@ -342,29 +344,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Address.Municipality(childComplexity), true
 	case "Address.number":
-		if e.ComplexityRoot.Address.Number == nil {
+		if e.ComplexityRoot.Address.NumberOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.Number(childComplexity), true
+		return e.ComplexityRoot.Address.NumberOrNil(childComplexity), true
 	case "Address.state":
-		if e.ComplexityRoot.Address.State == nil {
+		if e.ComplexityRoot.Address.StateOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.State(childComplexity), true
+		return e.ComplexityRoot.Address.StateOrNil(childComplexity), true
 	case "Address.street":
-		if e.ComplexityRoot.Address.Street == nil {
+		if e.ComplexityRoot.Address.StreetOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.Street(childComplexity), true
+		return e.ComplexityRoot.Address.StreetOrNil(childComplexity), true
 	case "Address.zip":
-		if e.ComplexityRoot.Address.Zip == nil {
+		if e.ComplexityRoot.Address.ZipOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Address.Zip(childComplexity), true
+		return e.ComplexityRoot.Address.ZipOrNil(childComplexity), true
 
 	case "Agent.person":
 		if e.ComplexityRoot.Agent.Person == nil {
@@ -638,6 +640,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Office.SideActivities(childComplexity), true
+	case "Office.special":
+		if e.ComplexityRoot.Office.Special == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Office.Special(childComplexity), true
+	case "Office.specialDate":
+		if e.ComplexityRoot.Office.SpecialDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Office.SpecialDate(childComplexity), true
 	case "Office.status":
 		if e.ComplexityRoot.Office.Status == nil {
 			break
@@ -1335,6 +1349,10 @@ type Office {
   status: Status!
   "Reason of the status; null when the status is Ativa (2)."
   reason: Reason
+  "Date of the special situation (situação especial); null when none."
+  specialDate: Date
+  "Special situation (judicial recovery, bankruptcy, ...); null when ` + "`" + `specialDate` + "`" + ` is."
+  special: Special
   "Street address."
   address: Address!
   "Phone numbers."
@@ -1377,19 +1395,19 @@ type Activity {
 type Address {
   "IBGE 7-digit municipality code; null abroad."
   municipality: Int
-  "Street type and name."
+  "Street type and name; null when the registry has none."
   street: String
-  "Number (S/N when none)."
+  "Number (S/N when none); null when the registry has none."
   number: String
   "Complement; null when none."
   details: String
-  "District (bairro)."
+  "District (bairro); null when none."
   district: String
-  "Municipality name."
+  "Municipality name; null when unknown."
   city: String
   "2-letter state (UF); EX abroad."
   state: String
-  "8-digit postal code (CEP)."
+  "8-digit postal code (CEP); null when none (foreign addresses)."
   zip: String
   "Country."
   country: Country
@@ -1857,6 +1875,10 @@ func (ec *executionContext) childFields_Office(ctx context.Context, field graphq
 		return ec.fieldContext_Office_status(ctx, field)
 	case "reason":
 		return ec.fieldContext_Office_reason(ctx, field)
+	case "specialDate":
+		return ec.fieldContext_Office_specialDate(ctx, field)
+	case "special":
+		return ec.fieldContext_Office_special(ctx, field)
 	case "address":
 		return ec.fieldContext_Office_address(ctx, field)
 	case "phones":
@@ -2623,18 +2645,18 @@ func (ec *executionContext) _Address_street(ctx context.Context, field graphql.C
 			return ec.fieldContext_Address_street(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Street, nil
+			return obj.StreetOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_street(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_number(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -2646,18 +2668,18 @@ func (ec *executionContext) _Address_number(ctx context.Context, field graphql.C
 			return ec.fieldContext_Address_number(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Number, nil
+			return obj.NumberOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_details(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -2692,18 +2714,18 @@ func (ec *executionContext) _Address_district(ctx context.Context, field graphql
 			return ec.fieldContext_Address_district(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.District, nil
+			return obj.DistrictOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_district(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_city(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -2715,18 +2737,18 @@ func (ec *executionContext) _Address_city(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Address_city(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.City, nil
+			return obj.CityOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_state(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -2738,18 +2760,18 @@ func (ec *executionContext) _Address_state(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Address_state(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.State, nil
+			return obj.StateOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_zip(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -2761,18 +2783,18 @@ func (ec *executionContext) _Address_zip(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Address_zip(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Zip, nil
+			return obj.ZipOrNil(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Address_zip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Address_country(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3946,6 +3968,61 @@ func (ec *executionContext) fieldContext_Office_reason(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Reason(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Office_specialDate(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Office_specialDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpecialDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODate2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Office_specialDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Office_special(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Office_special(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Special, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Special) graphql.Marshaler {
+			return ec.marshalOSpecial2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSpecial(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Office_special(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Office",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Special(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7990,6 +8067,16 @@ func (ec *executionContext) _Office(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "specialDate":
+			out.Values[i] = ec._Office_specialDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "special":
+			out.Values[i] = ec._Office_special(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "address":
 			out.Values[i] = ec._Office_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10270,18 +10357,6 @@ func (ec *executionContext) marshalOStrategy2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjg
 		return graphql.Null
 	}
 	return v
-}
-
-func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalString(v)
-	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -16,7 +16,7 @@ import (
 const personFields = `id name type taxId age country { id name }`
 
 const officeFields = `updated taxId alias founded head statusDate
-  status { id text } reason { id text }
+  status { id text } reason { id text } specialDate special { id text }
   address { municipality street number details district city state zip country { id name } }
   phones { area number } emails { address domain }
   mainActivity { id text } sideActivities { id text }

@@ -191,14 +191,45 @@ type Office struct {
 	Scope Scope // the lookup the office was read in
 }
 
-// TextOrNil is the code's text, nil when the registry's table lacks the
-// code: GraphQL says null there, as REST does.
-func (c Code) TextOrNil() *string {
-	if c.Text == "" {
+// orNil is s, nil when empty: an answer says null rather than "" for text
+// the registry left empty.
+func orNil(s string) *string {
+	if s == "" {
 		return nil
 	}
-	return &c.Text
+	return &s
 }
+
+// StreetOrNil and the other OrNil methods are the address's text fields,
+// nil when empty, as GraphQL and REST show them.
+func (a Address) StreetOrNil() *string { return orNil(a.Street) }
+
+// NumberOrNil is the number, nil when empty.
+func (a Address) NumberOrNil() *string { return orNil(a.Number) }
+
+// DistrictOrNil is the district, nil when empty.
+func (a Address) DistrictOrNil() *string { return orNil(a.District) }
+
+// CityOrNil is the city, nil when empty.
+func (a Address) CityOrNil() *string { return orNil(a.City) }
+
+// StateOrNil is the state, nil when empty.
+func (a Address) StateOrNil() *string { return orNil(a.State) }
+
+// ZipOrNil is the postal code, nil when empty (foreign addresses).
+func (a Address) ZipOrNil() *string { return orNil(a.Zip) }
+
+// HasAge reports whether the person's answer carries an age band (null
+// when unknown): natural persons do, and foreign ones the registry gives a
+// band (only a natural person has one); legal persons, domestic or
+// foreign, do not.
+func (p Person) HasAge() bool {
+	return p.Type == "NATURAL" || p.Type == "UNKNOWN" || (p.Type == "FOREIGN" && p.Age != nil)
+}
+
+// TextOrNil is the code's text, nil when the registry's table lacks the
+// code: GraphQL says null there, as REST does.
+func (c Code) TextOrNil() *string { return orNil(c.Text) }
 
 // IDOrNil is the M49 code, nil when the registry's country has none.
 func (c Country) IDOrNil() *int {
@@ -209,9 +240,4 @@ func (c Country) IDOrNil() *int {
 }
 
 // NameOrNil is the country's name, nil when unknown.
-func (c Country) NameOrNil() *string {
-	if c.Name == "" {
-		return nil
-	}
-	return &c.Name
-}
+func (c Country) NameOrNil() *string { return orNil(c.Name) }

@@ -96,10 +96,13 @@ func checkSerproFields(t *testing.T, s *server) {
 			t.Errorf("%s = %v, want %v", k, got, v)
 		}
 	}
-	for _, k := range []string{"reason", "registrations", "special", "specialDate"} {
+	for _, k := range []string{"reason", "registrations", "special"} {
 		if has(o, k) {
 			t.Errorf("%s must be absent", k)
 		}
+	}
+	if !has(o, "specialDate") || path(t, o, "specialDate") != nil {
+		t.Errorf("specialDate must be null")
 	}
 	company := path(t, o, "company")
 	if id := path(t, company, "id"); id != json.Number("33683111") {

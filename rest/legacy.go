@@ -54,7 +54,7 @@ type legacyCodeJSON struct {
 }
 
 type legacyRegistrationJSON struct {
-	Status            string     `json:"status"`
+	Status            *string    `json:"status"`
 	StatusDate        *wire.Date `json:"status_date"`
 	StatusReason      *string    `json:"status_reason"`
 	SpecialStatus     *string    `json:"special_status"`
@@ -62,13 +62,13 @@ type legacyRegistrationJSON struct {
 }
 
 type legacyAddressJSON struct {
-	Street       string  `json:"street"`
-	Number       string  `json:"number"`
+	Street       *string `json:"street"`
+	Number       *string `json:"number"`
 	Details      *string `json:"details"`
-	Zip          string  `json:"zip"`
-	Neighborhood string  `json:"neighborhood"`
-	City         string  `json:"city"`
-	State        string  `json:"state"`
+	Zip          *string `json:"zip"`
+	Neighborhood *string `json:"neighborhood"`
+	City         *string `json:"city"`
+	State        *string `json:"state"`
 	CityIBGE     *string `json:"city_ibge"`
 	StateIBGE    *string `json:"state_ibge"`
 }
@@ -181,7 +181,7 @@ func (h legacyRoutes) present(r *http.Request, o model.Office) legacyCompanyJSON
 		Capital:       json.Number(c.Equity),
 		FederalEntity: c.Jurisdiction,
 		Registration: legacyRegistrationJSON{
-			Status:            strings.ToUpper(o.Status.Text),
+			Status:            textOrNull(strings.ToUpper(o.Status.Text)),
 			StatusDate:        wire.DateOf(o.StatusDate),
 			SpecialStatusDate: wire.DateOf(o.SpecialDate),
 		},
@@ -257,13 +257,13 @@ func (h legacyRoutes) present(r *http.Request, o model.Office) legacyCompanyJSON
 // accents, when the municipality file knows the code.
 func (h legacyRoutes) address(a model.Address) legacyAddressJSON {
 	out := legacyAddressJSON{
-		Street:       a.Street,
-		Number:       a.Number,
+		Street:       a.StreetOrNil(),
+		Number:       a.NumberOrNil(),
 		Details:      a.Details,
-		Zip:          a.Zip,
-		Neighborhood: a.District,
-		City:         a.City,
-		State:        a.State,
+		Zip:          a.ZipOrNil(),
+		Neighborhood: a.DistrictOrNil(),
+		City:         a.CityOrNil(),
+		State:        a.StateOrNil(),
 	}
 	if a.Municipality != nil {
 		code := strconv.Itoa(*a.Municipality)
@@ -273,7 +273,7 @@ func (h legacyRoutes) address(a model.Address) legacyAddressJSON {
 			out.StateIBGE = &st
 		}
 		if m, ok := h.seats.Lookup(*a.Municipality); ok && m.Name != "" {
-			out.City = m.Name
+			out.City = &m.Name
 		}
 	}
 	return out

@@ -11,13 +11,13 @@ import (
 // Address of an office.
 type Address struct {
 	Municipality *int     `json:"municipality"`
-	Street       string   `json:"street"`
-	Number       string   `json:"number"`
+	Street       *string  `json:"street"`
+	Number       *string  `json:"number"`
 	Details      *string  `json:"details"`
-	District     string   `json:"district"`
-	City         string   `json:"city"`
-	State        string   `json:"state"`
-	Zip          string   `json:"zip"`
+	District     *string  `json:"district"`
+	City         *string  `json:"city"`
+	State        *string  `json:"state"`
+	Zip          *string  `json:"zip"`
 	Country      *Country `json:"country"`
 }
 
@@ -25,13 +25,13 @@ func addressOf(a model.Address) Address {
 	c := countryOf(a.Country)
 	return Address{
 		Municipality: a.Municipality,
-		Street:       a.Street,
-		Number:       a.Number,
+		Street:       a.StreetOrNil(),
+		Number:       a.NumberOrNil(),
 		Details:      a.Details,
-		District:     a.District,
-		City:         a.City,
-		State:        a.State,
-		Zip:          a.Zip,
+		District:     a.DistrictOrNil(),
+		City:         a.CityOrNil(),
+		State:        a.StateOrNil(),
+		Zip:          a.ZipOrNil(),
 		Country:      &c,
 	}
 }
@@ -39,13 +39,13 @@ func addressOf(a model.Address) Address {
 func (a Address) model() model.Address {
 	return model.Address{
 		Municipality: a.Municipality,
-		Street:       a.Street,
-		Number:       a.Number,
+		Street:       deref(a.Street),
+		Number:       deref(a.Number),
 		Details:      nonEmpty(a.Details),
-		District:     a.District,
-		City:         a.City,
-		State:        a.State,
-		Zip:          a.Zip,
+		District:     deref(a.District),
+		City:         deref(a.City),
+		State:        deref(a.State),
+		Zip:          deref(a.Zip),
 		Country:      a.Country.model(),
 	}
 }
@@ -110,7 +110,7 @@ type Person struct {
 // PersonOf is the wire person of p.
 func PersonOf(p model.Person) Person {
 	out := Person{ID: p.ID, Name: p.Name, Type: p.Type, TaxID: p.TaxID}
-	if p.Type != "LEGAL" {
+	if p.HasAge() {
 		out.Age = Some(p.Age)
 	}
 	if p.Type == "FOREIGN" {
@@ -280,6 +280,8 @@ type Office struct {
 	StatusDate     *Date                    `json:"statusDate"`
 	Status         Code                     `json:"status"`
 	Reason         Optional[*Code]          `json:"reason,omitzero"`
+	SpecialDate    *Date                    `json:"specialDate"`
+	Special        Optional[*Special]       `json:"special,omitzero"`
 	Address        Address                  `json:"address"`
 	Phones         []Phone                  `json:"phones"`
 	Emails         []Email                  `json:"emails"`
@@ -300,6 +302,8 @@ func OfficeOf(o model.Office) Office {
 		StatusDate:     DateOf(o.StatusDate),
 		Status:         CodeOf(o.Status),
 		Reason:         reasonOf(o.Status, o.Reason),
+		SpecialDate:    DateOf(o.SpecialDate),
+		Special:        specialOf(o),
 		Address:        addressOf(o.Address),
 		Phones:         phonesOf(o.Phones),
 		Emails:         emailsOf(o.Emails),
@@ -307,6 +311,18 @@ func OfficeOf(o model.Office) Office {
 		SideActivities: codesOf(o.SideActivities),
 		Registrations:  RegistrationsOf(o.Registrations),
 	}
+}
+
+// specialOf is present only when the special situation has a date.
+func specialOf(o model.Office) Optional[*Special] {
+	if o.SpecialDate == nil {
+		return Optional[*Special]{}
+	}
+	var s *Special
+	if o.Special != nil {
+		s = &Special{ID: o.Special.ID, Text: o.Special.Text}
+	}
+	return Some(&s)
 }
 
 // RegistrationList is the state registrations an office answer carries, as
@@ -329,7 +345,7 @@ type RegistryPerson struct {
 
 func registryPersonOf(p model.Person) RegistryPerson {
 	out := RegistryPerson{Name: p.Name, TaxID: p.TaxID}
-	if p.Type != "LEGAL" {
+	if p.HasAge() {
 		out.Age = Some(p.Age)
 	}
 	return out
@@ -393,6 +409,7 @@ func RegistryOf(o model.Office) Registry {
 		Status:         CodeOf(o.Status),
 		Reason:         reasonOf(o.Status, o.Reason),
 		SpecialDate:    DateOf(o.SpecialDate),
+		Special:        specialOf(o),
 		Address:        addressOf(o.Address),
 		Phones:         phonesOf(o.Phones),
 		Emails:         emailsOf(o.Emails),
@@ -403,13 +420,6 @@ func RegistryOf(o model.Office) Registry {
 	}
 	if regs := RegistrationsOf(o.Registrations).Value(); regs != nil {
 		out.Registrations = *regs
-	}
-	if o.SpecialDate != nil {
-		var s *Special
-		if o.Special != nil {
-			s = &Special{ID: o.Special.ID, Text: o.Special.Text}
-		}
-		out.Special = Some(&s)
 	}
 	for i, m := range c.Members {
 		out.Members[i] = RegistryMember{Since: DateOf(m.Since), Person: registryPersonOf(m.Person), Role: CodeOf(m.Role)}
