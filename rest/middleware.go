@@ -192,6 +192,29 @@ func cors(origins []string) func(http.Handler) http.Handler {
 	}
 }
 
+// DefaultMaxBodyBytes bounds a request's body unless Deps say otherwise:
+// a GraphQL query with its variables is a few KiB.
+const DefaultMaxBodyBytes = 1 << 20
+
+// limitBody bounds what a handler can read of a request's body: a declared
+// length above max is answered 413 at once, before a byte of it is read;
+// an undeclared one (chunked) fails the handler's read past max
+// (*http.MaxBytesError), which the handler answers 413 in turn.
+func limitBody(max int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > max {
+				writeError(w, r, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, nil))
+				return
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, max)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // withLoaders puts fresh dataloaders into every request's context, so the
 // lookups a request starts concurrently (GraphQL's siblings, a handler's
 // children) share one statement per kind of key.
