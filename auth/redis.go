@@ -53,6 +53,7 @@ return {1, cur}
 // timeout, no retries, reads, writes and pool waits within the timeout,
 // and the caller's deadline honoured.
 func redisClient(opt *redis.Options, timeout time.Duration) *redis.Client {
+	quietRedis.Do(func() { redis.SetLogger(silent{}) })
 	opt.DialTimeout = timeout
 	opt.DialerRetries = 1
 	opt.ReadTimeout = timeout
@@ -63,6 +64,15 @@ func redisClient(opt *redis.Options, timeout time.Duration) *redis.Client {
 	opt.DisableIdentity = true // one round trip less on each new connection
 	return redis.NewClient(opt)
 }
+
+// quietRedis silences go-redis's own log (process-wide: it has no other),
+// which writes a line per failed dial: an outage is logged once, by the
+// limiter, when its state changes.
+var quietRedis sync.Once
+
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}
 
 // redisLimiter shares the counters between instances. Windows are named by
 // wall-clock minute, so instances agree on them without talking.

@@ -103,7 +103,7 @@ func NewRouter(d Deps) http.Handler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBodyBytes
 	}
-	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), limitBody(maxBody))
+	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
 
@@ -128,7 +128,8 @@ func NewRouter(d Deps) http.Handler {
 		if d.Authenticate != nil {
 			r.Use(d.Authenticate)
 		}
-		r.Use(withLoaders(d.Service.Store()))
+		// After the credential: a stranger's body is never read.
+		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)
