@@ -56,6 +56,7 @@ unit:
 
 fuzz:
 	$(GO) test ./cnpj -run '^$$' -fuzz FuzzParse -fuzztime 30s
+	$(GO) test ./auth -run '^$$' -fuzz FuzzVerifySignedURL -fuzztime 30s
 
 bench-import: build
 	@export DATABASE_URL="$${DATABASE_URL:-$$(scripts/postgres.sh | sed 's#/postgres?#/cnpjgraph_bench?#')}"; \

@@ -2,15 +2,10 @@ package auth
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +23,7 @@ type Principal struct {
 	Rate        int // requests per minute
 	Permissions Permissions
 	Credential  string // "key", "jwt" or "signature"
-	KeyID       int64  // the API key's id, for Credential "key"
+	KeyID       int64  // the API key's id: of the key (Credential "key") or of the key that signed the URL ("signature"); 0 for a JWT
 }
 
 // identity is what a credential lookup yields; cached as a whole.
@@ -48,14 +43,15 @@ type identity struct {
 
 // statements are the hot-path queries, prepared once per pool connection.
 type statements struct {
-	keyByHash, accountByID, debit, balance, refund *sqlx.Stmt
+	keyByHash, keyByID, accountByID, debit, balance, refund *sqlx.Stmt
 }
 
 const (
 	identityColumns = `a.id, a.name, a.plan, a.status = 'suspended', COALESCE(a.suspension_reason, ''), a.permissions, p.requests_per_minute`
-	qKeyByHash      = `SELECT k.id, k.permissions, k.revoked_at IS NOT NULL, ` + identityColumns + `
-		FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
-		WHERE k.hash = $1`
+	keyColumns      = `SELECT k.id, k.permissions, k.revoked_at IS NOT NULL, ` + identityColumns + `
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan`
+	qKeyByHash   = keyColumns + ` WHERE k.hash = $1`
+	qKeyByID     = keyColumns + ` WHERE k.id = $1`
 	qAccountByID = `SELECT ` + identityColumns + `
 		FROM accounts a JOIN plans p ON p.name = a.plan WHERE a.id = $1`
 )
@@ -64,7 +60,7 @@ func (st *statements) prepare(ctx context.Context, d *sqlx.DB) error {
 	for _, p := range []struct {
 		dst **sqlx.Stmt
 		q   string
-	}{{&st.keyByHash, qKeyByHash}, {&st.accountByID, qAccountByID}, {&st.debit, qDebit}, {&st.balance, qBalance}, {&st.refund, qRefund}} {
+	}{{&st.keyByHash, qKeyByHash}, {&st.keyByID, qKeyByID}, {&st.accountByID, qAccountByID}, {&st.debit, qDebit}, {&st.balance, qBalance}, {&st.refund, qRefund}} {
 		stmt, err := d.PreparexContext(ctx, p.q) //nolint:sqlclosecheck // lives as long as the Service; closed by Close
 		if err != nil {
 			st.close()
@@ -76,7 +72,7 @@ func (st *statements) prepare(ctx context.Context, d *sqlx.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sqlx.Stmt{st.keyByHash, st.accountByID, st.debit, st.balance, st.refund} {
+	for _, s := range []*sqlx.Stmt{st.keyByHash, st.keyByID, st.accountByID, st.debit, st.balance, st.refund} {
 		if s != nil {
 			_ = s.Close()
 		}
@@ -88,11 +84,35 @@ func (s *Service) keyIdentity(ctx context.Context, key string) (identity, error)
 	if id, ok := s.keys.get(h); ok {
 		return id, nil
 	}
+	id, err := scanKey(s.stmts.keyByHash.QueryRowContext(ctx, h[:]))
+	if err != nil {
+		return id, err
+	}
+	s.keys.put(h, id)
+	return id, nil
+}
+
+// keyIdentityByID is the current state of the key that signed a URL: the
+// link is worth what that key is worth now, with the same cache delay as
+// the key itself.
+func (s *Service) keyIdentityByID(ctx context.Context, keyID int64) (identity, error) {
+	if id, ok := s.keysByID.get(keyID); ok {
+		return id, nil
+	}
+	id, err := scanKey(s.stmts.keyByID.QueryRowContext(ctx, keyID))
+	if err != nil {
+		return id, err
+	}
+	s.keysByID.put(keyID, id)
+	return id, nil
+}
+
+func scanKey(row *sql.Row) (identity, error) {
 	var (
 		id             identity
 		keyPerms, accP pq.StringArray
 	)
-	err := s.stmts.keyByHash.QueryRowContext(ctx, h[:]).Scan(&id.keyID, &keyPerms, &id.revoked,
+	err := row.Scan(&id.keyID, &keyPerms, &id.revoked,
 		&id.accountID, &id.name, &id.plan, &id.suspended, &id.reason, &accP, &id.rate)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -102,7 +122,6 @@ func (s *Service) keyIdentity(ctx context.Context, key string) (identity, error)
 		id.found = true
 		id.keyPerms, id.accountPerms = permissionsOf(keyPerms), permissionsOf(accP)
 	}
-	s.keys.put(h, id)
 	return id, nil
 }
 
@@ -169,13 +188,15 @@ func (s *Service) authenticate(r *http.Request, perm string) (*Principal, error)
 		return nil, ErrInvalid
 	case r.URL.RawQuery != "" && r.URL.Query().Has("signature"):
 		kind = "signature"
-		var accountID int64
-		accountID, err = s.verifySignedURL(r)
+		var keyID int64
+		keyID, err = s.verifySignedURL(r)
 		if err == nil {
-			id, err = s.accountIdentity(ctx, accountID)
+			// The key that asked for the link, as it is now: revoked,
+			// suspended or stripped of the permission, the link is too.
+			id, err = s.keyIdentityByID(ctx, keyID)
 		}
 		// A signed URL opens exactly the file it names and nothing else.
-		narrow = bit(filePermission(r.URL.Path)) & signable
+		narrow = bit(FilePermission(r.URL.Path)) & signable
 	default:
 		return nil, ErrMissing
 	}
@@ -246,80 +267,4 @@ func (s *Service) IssueJWT(accountID int64, perms []string, ttl time.Duration) (
 		c.Permissions = &perms
 	}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.jwtSecret)
-}
-
-// URL signatures. The signed message is the escaped path, "?", and the
-// canonical query: every parameter except signature, sorted by key then
-// value, each key=value query-escaped, joined by "&". The query carries
-// account (who pays) and expires (unix seconds), so both are signed.
-
-// SignURL returns path?query with account, expires and signature added: a
-// link that opens exactly that URL, for the account, until expires.
-func (s *Service) SignURL(path string, query url.Values, account string, expires time.Time) string {
-	q := make(url.Values, len(query)+2)
-	for k, v := range query {
-		if k != "signature" {
-			q[k] = append([]string(nil), v...)
-		}
-	}
-	q.Set("account", account)
-	q.Set("expires", strconv.FormatInt(expires.Unix(), 10))
-	escaped := (&url.URL{Path: path}).EscapedPath()
-	canon := canonicalQuery(q)
-	return escaped + "?" + canon + "&signature=" + base64.RawURLEncoding.EncodeToString(s.mac(escaped, canon))
-}
-
-func (s *Service) mac(escapedPath, canonical string) []byte {
-	m := hmac.New(sha256.New, s.signingKey)
-	m.Write([]byte(escapedPath))
-	m.Write([]byte{'?'})
-	m.Write([]byte(canonical))
-	return m.Sum(nil)
-}
-
-func canonicalQuery(q url.Values) string {
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		vs := append([]string(nil), q[k]...)
-		sort.Strings(vs)
-		ek := url.QueryEscape(k)
-		for _, v := range vs {
-			if b.Len() > 0 {
-				b.WriteByte('&')
-			}
-			b.WriteString(ek)
-			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(v))
-		}
-	}
-	return b.String()
-}
-
-func (s *Service) verifySignedURL(r *http.Request) (int64, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil || len(q["signature"]) != 1 || len(q["expires"]) != 1 || len(q["account"]) != 1 {
-		return 0, ErrInvalid
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(q.Get("signature"))
-	if err != nil {
-		return 0, ErrInvalid
-	}
-	q.Del("signature")
-	if !hmac.Equal(sig, s.mac(r.URL.EscapedPath(), canonicalQuery(q))) {
-		return 0, ErrInvalid
-	}
-	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	if err != nil || s.now().Unix() >= expires {
-		return 0, ErrInvalid
-	}
-	accountID, err := strconv.ParseInt(q.Get("account"), 10, 64)
-	if err != nil {
-		return 0, ErrInvalid
-	}
-	return accountID, nil
 }

@@ -1,8 +1,11 @@
 package auth
 
 import (
+	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"net/url"
 	"strconv"
@@ -82,21 +85,30 @@ func TestJWT(t *testing.T) {
 func TestSignedURLs(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	ctx := context.Background()
 	a, _ := e.account(100, 1000, nil)
-	acct := strconv.FormatInt(a.ID, 10)
+	k, _, err := AddKey(ctx, e.db, a.ID, "links", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := AddKey(ctx, e.db, a.ID, "another key of the account", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	exp := e.clock.Now().Add(90 * 24 * time.Hour)
-	cert := e.svc.SignURL("/rfb/certificate", url.Values{"taxId": {"33683111000280"}, "pages": {"REGISTRATION,MEMBERS"}}, acct, exp)
-	mapURL := e.svc.SignURL(office+"/map", url.Values{"type": {"satellite"}, "zoom": {"18"}}, acct, exp)
+	cert := e.svc.SignURL("/rfb/certificate", url.Values{"taxId": {"33683111000280"}, "pages": {"REGISTRATION,MEMBERS"}}, k.ID, exp)
+	mapURL := e.svc.SignURL(office+"/map", url.Values{"type": {"satellite"}, "zoom": {"18"}}, k.ID, exp)
 
 	expect(t, e.get(cert, ""), 200, "")
 	expect(t, e.get(mapURL, ""), 200, "")
 	if b := e.balance(a.ID); b != 100-1-3 {
-		t.Fatalf("balance %d: signed URLs charge the account they were issued for", b)
+		t.Fatalf("balance %d: signed URLs charge the account of their key", b)
 	}
 	// The parameters may come in any order.
 	u, _ := url.Parse(cert)
 	q := u.Query()
-	reordered := u.Path + "?signature=" + url.QueryEscape(q.Get("signature")) + "&taxId=" + q.Get("taxId") + "&expires=" + q.Get("expires") + "&account=" + acct + "&pages=" + url.QueryEscape(q.Get("pages"))
+	keyID := strconv.FormatInt(k.ID, 10)
+	reordered := u.Path + "?signature=" + url.QueryEscape(q.Get("signature")) + "&taxId=" + q.Get("taxId") + "&expires=" + q.Get("expires") + "&keyId=" + keyID + "&pages=" + url.QueryEscape(q.Get("pages"))
 	expect(t, e.get(reordered, ""), 200, "")
 
 	tamper := func(key, value string) string {
@@ -104,22 +116,30 @@ func TestSignedURLs(t *testing.T) {
 		q.Set(key, value)
 		return u.Path + "?" + q.Encode()
 	}
+	// A link of the first format: signed for an account, without the
+	// version tag, as main signed them before links belonged to keys.
+	oldMAC := hmac.New(sha256.New, []byte("signing-key-for-tests"))
+	oldCanon := "account=" + strconv.FormatInt(a.ID, 10) + "&expires=" + strconv.FormatInt(exp.Unix(), 10) + "&taxId=33683111000280"
+	oldMAC.Write([]byte("/rfb/certificate?" + oldCanon))
+	oldLink := "/rfb/certificate?" + oldCanon + "&signature=" + base64.RawURLEncoding.EncodeToString(oldMAC.Sum(nil))
 	for _, c := range []struct {
 		name, url string
 		status    int
 		message   string
 	}{
 		{"tampered tax id", tamper("taxId", "11222333000181"), 401, "invalid authorization"},
-		{"tampered account", tamper("account", strconv.FormatInt(a.ID+1, 10)), 401, "invalid authorization"},
+		{"another key of the account", tamper("keyId", strconv.FormatInt(other.ID, 10)), 401, "invalid authorization"},
 		{"extended expiry", tamper("expires", strconv.FormatInt(exp.Add(time.Hour).Unix(), 10)), 401, "invalid authorization"},
 		{"added parameter", cert + "&pages=MEMBERS", 401, "invalid authorization"},
+		{"key id twice", cert + "&keyId=" + keyID, 401, "invalid authorization"},
 		{"forged signature", tamper("signature", base64.RawURLEncoding.EncodeToString(make([]byte, 32))), 401, "invalid authorization"},
 		{"garbled signature", tamper("signature", "%%%"), 401, "invalid authorization"},
 		{"another path", strings.Replace(cert, "/rfb/certificate", "/simples/certificate", 1), 401, "invalid authorization"},
 		{"another office", strings.Replace(mapURL, "33683111000280", "11222333000181", 1), 401, "invalid authorization"},
-		{"another signer", (&Service{signingKey: []byte("other")}).SignURL("/rfb/certificate", nil, acct, exp), 401, "invalid authorization"},
-		{"not signable", e.svc.SignURL(office, nil, acct, exp), 403, "not enough privileges"},
-		{"unknown account", e.svc.SignURL("/rfb/certificate", nil, "999999", exp), 401, "invalid authorization"},
+		{"another signer", (&Service{signingKey: []byte("other")}).SignURL("/rfb/certificate", nil, k.ID, exp), 401, "invalid authorization"},
+		{"not signable", e.svc.SignURL(office, nil, k.ID, exp), 403, "not enough privileges"},
+		{"unknown key", e.svc.SignURL("/rfb/certificate", nil, 999999, exp), 401, "invalid authorization"},
+		{"first format, signed for an account", oldLink, 401, "invalid authorization"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			expect(t, e.get(c.url, ""), c.status, c.message)
@@ -129,5 +149,65 @@ func TestSignedURLs(t *testing.T) {
 	e.clock.Add(90*24*time.Hour - time.Second)
 	expect(t, e.get(cert, ""), 200, "")
 	e.clock.Add(time.Second)
+	expect(t, e.get(cert, ""), 401, "invalid authorization")
+}
+
+// TestSignedURLFollowsItsKey: a link is worth what its key is worth now: it
+// stops with the key's revocation, its account's suspension, or the loss of
+// the route's permission, exactly as a header credential would, after at
+// most the key cache's TTL.
+func TestSignedURLFollowsItsKey(t *testing.T) {
+	t.Parallel()
+	const ttl = 2 * time.Second
+	e := newEnv(t, func(c *Config) { c.KeyCacheTTL = ttl })
+	ctx := context.Background()
+	a, _ := e.account(1000, 1000, nil)
+	full, _, _ := AddKey(ctx, e.db, a.ID, "full", nil)
+	officeOnly, _, _ := AddKey(ctx, e.db, a.ID, "office only", []string{ReadOffice})
+	certOnly, _, _ := AddKey(ctx, e.db, a.ID, "certificates only", []string{ReadCertificate})
+	exp := e.clock.Now().Add(24 * time.Hour)
+	link := func(k Key, path string) string {
+		return e.svc.SignURL(path, url.Values{"taxId": {"33683111000280"}}, k.ID, exp)
+	}
+
+	// Permissions: those of the key, narrowed to the route's.
+	expect(t, e.get(link(officeOnly, "/rfb/certificate"), ""), 403, "not enough privileges", "permission", ReadCertificate)
+	expect(t, e.get(link(certOnly, "/rfb/certificate"), ""), 200, "")
+	expect(t, e.get(link(certOnly, office+"/map"), ""), 403, "not enough privileges", "permission", ReadMap)
+
+	cert := link(full, "/rfb/certificate")
+	expect(t, e.get(cert, ""), 200, "")
+
+	// Suspension: refused with the reason, within the TTL.
+	if err := Suspend(ctx, e.db, a.ID, "payment overdue"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, e.get(cert, ""), 200, "") // cached: the TTL is the only delay
+	e.clock.Add(ttl)
+	expect(t, e.get(cert, ""), 403, "account has been suspended", "reason", "payment overdue")
+	if err := Resume(ctx, e.db, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(ttl)
+	expect(t, e.get(cert, ""), 200, "")
+
+	// The account loses the permission.
+	if err := SetAccountPermissions(ctx, e.db, a.ID, []string{ReadOffice, ReadMap}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(ttl)
+	expect(t, e.get(cert, ""), 403, "not enough privileges", "permission", ReadCertificate)
+	if err := SetAccountPermissions(ctx, e.db, a.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(ttl)
+	expect(t, e.get(cert, ""), 200, "")
+
+	// Revocation: for good.
+	if err := RevokeKey(ctx, e.db, full.ID, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, e.get(cert, ""), 200, "")
+	e.clock.Add(ttl)
 	expect(t, e.get(cert, ""), 401, "invalid authorization")
 }

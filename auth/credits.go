@@ -86,7 +86,11 @@ func (m Meter) Admit(ctx context.Context, permission string) error {
 		if err != nil {
 			return err
 		}
+		// A query's lookups are admitted concurrently: one at a time on
+		// the shared header map.
+		st.mu.Lock()
 		st.setRateHeaders(d)
+		st.mu.Unlock()
 		if !d.Allowed {
 			return &RateLimitError{RetryAfter: d.Reset}
 		}

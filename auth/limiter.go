@@ -2,13 +2,8 @@ package auth
 
 import (
 	"context"
-	"log/slog"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Decision is the outcome of a rate-limit check.
@@ -72,53 +67,6 @@ func (l *localLimiter) Allow(_ context.Context, accountID int64, limit, n int) (
 	}
 	sh.mu.Unlock()
 	return Decision{Allowed: allowed, Limit: limit, Remaining: max(0, limit-c), Reset: reset}, nil
-}
-
-// limitScript checks and counts in one round trip, atomically: a refused
-// request counts nothing, and the window's key expires after the window.
-var limitScript = redis.NewScript(`
-local n = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-if cur + n > limit then
-  return {0, cur}
-end
-cur = redis.call('INCRBY', KEYS[1], n)
-if cur == n then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-return {1, cur}
-`)
-
-// redisLimiter shares the counters between instances. Windows are named by
-// wall-clock minute, so instances agree on them without talking. When Redis
-// fails, it limits locally rather than refusing the whole API.
-type redisLimiter struct {
-	client   *redis.Client
-	prefix   string
-	now      func() time.Time
-	fallback *localLimiter
-	log      *slog.Logger
-	lastLog  atomic.Int64
-}
-
-func newRedisLimiter(c *redis.Client, prefix string, now func() time.Time, fallback *localLimiter, log *slog.Logger) *redisLimiter {
-	return &redisLimiter{client: c, prefix: prefix, now: now, fallback: fallback, log: log}
-}
-
-func (l *redisLimiter) Allow(ctx context.Context, accountID int64, limit, n int) (Decision, error) {
-	now := l.now()
-	w, reset := windowOf(now)
-	key := l.prefix + "rl:" + strconv.FormatInt(accountID, 10) + ":" + strconv.FormatInt(w, 10)
-	ttl := (reset + time.Second).Milliseconds()
-	res, err := limitScript.Run(ctx, l.client, []string{key}, n, limit, ttl).Int64Slice()
-	if err != nil || len(res) != 2 {
-		if last := l.lastLog.Load(); now.Unix()-last >= 60 && l.lastLog.CompareAndSwap(last, now.Unix()) {
-			l.log.Error("auth: redis rate limiter failed; limiting per instance", "err", err)
-		}
-		return l.fallback.Allow(ctx, accountID, limit, n)
-	}
-	return Decision{Allowed: res[0] == 1, Limit: limit, Remaining: max(0, limit-int(res[1])), Reset: reset}, nil
 }
 
 // Allow counts n requests of an account against its per-minute limit.

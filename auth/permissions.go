@@ -96,6 +96,12 @@ func permissionsOf(names []string) Permissions {
 	return p
 }
 
+// KeyHolds reports whether key k of account a holds permission: the
+// account and the key must both hold it.
+func KeyHolds(a Account, k Key, permission string) bool {
+	return (permissionsOf(a.Permissions) & permissionsOf(k.Permissions)).Has(permission)
+}
+
 // signable are the permissions of the file routes a signed URL may open.
 var signable = bit(ReadCertificate) | bit(ReadMap) | bit(ReadStreet)
 
@@ -109,9 +115,9 @@ func DoorPermission(r *http.Request) string {
 	return ""
 }
 
-// filePermission is the permission of a file route a signed URL may open,
+// FilePermission is the permission of a file route a signed URL may open,
 // "" for every other path.
-func filePermission(path string) string {
+func FilePermission(path string) string {
 	switch {
 	case path == "/rfb/certificate", path == "/simples/certificate":
 		return ReadCertificate

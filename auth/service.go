@@ -25,9 +25,16 @@ type Config struct {
 	JWTSecret  []byte // HS256 secret; empty: JWTs are refused
 	SigningKey []byte // URL signature key; empty: a random per-process key (links die with the process)
 	// RedisURL, when set, moves the per-minute counters to Redis so several
-	// instances share one limit; RedisPrefix namespaces its keys.
+	// instances share one limit; RedisPrefix namespaces its keys. Redis
+	// being unreachable, at start or later, is no error: the instance limits
+	// on its own meanwhile (see redis.go).
 	RedisURL    string
 	RedisPrefix string
+	// RedisTimeout bounds each limiter call to Redis (default
+	// DefaultRedisTimeout); RedisProbeInterval is how often an unreachable
+	// Redis is pinged (default DefaultRedisProbeInterval).
+	RedisTimeout       time.Duration
+	RedisProbeInterval time.Duration
 	// KeyCacheTTL is how long a resolved credential is reused without asking
 	// PostgreSQL; revocation and suspension take effect within it. 0 disables.
 	KeyCacheTTL time.Duration
@@ -55,9 +62,11 @@ type Service struct {
 	log        *slog.Logger
 
 	keys     *ttlCache[[32]byte]
+	keysByID *ttlCache[int64] // keys of signed URLs
 	accounts *ttlCache[int64]
 	limiter  Limiter
 	redis    *redis.Client
+	shared   *redisLimiter // nil without REDIS_URL
 	ledger   *ledger
 }
 
@@ -86,6 +95,7 @@ func New(ctx context.Context, c Config) (*Service, error) {
 		s.log.Warn("auth: SIGNING_KEY is not set; signed URLs are valid only until this process exits and only on this instance")
 	}
 	s.keys = newTTLCache[[32]byte](c.KeyCacheTTL, s.now, func(h [32]byte) uint64 { return uint64(h[0]) })
+	s.keysByID = newTTLCache[int64](c.KeyCacheTTL, s.now, func(id int64) uint64 { return uint64(id) })
 	s.accounts = newTTLCache[int64](c.KeyCacheTTL, s.now, func(id int64) uint64 { return uint64(id) })
 	if err := s.stmts.prepare(ctx, c.DB); err != nil {
 		return nil, err
@@ -98,16 +108,16 @@ func New(ctx context.Context, c Config) (*Service, error) {
 			s.stmts.close()
 			return nil, fmt.Errorf("auth: REDIS_URL: %w", err)
 		}
-		s.redis = redis.NewClient(opt)
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = s.redis.Ping(pctx).Err()
-		cancel()
-		if err != nil {
-			_ = s.redis.Close()
-			s.stmts.close()
-			return nil, fmt.Errorf("auth: redis: %w", err)
+		timeout, probe := c.RedisTimeout, c.RedisProbeInterval
+		if timeout <= 0 {
+			timeout = DefaultRedisTimeout
 		}
-		s.limiter = newRedisLimiter(s.redis, c.RedisPrefix, s.now, local, s.log)
+		if probe <= 0 {
+			probe = DefaultRedisProbeInterval
+		}
+		s.redis = redisClient(opt, timeout)
+		s.shared = newRedisLimiter(ctx, s.redis, c.RedisPrefix, timeout, probe, s.now, local, s.log)
+		s.limiter = s.shared
 	}
 	interval := c.LedgerInterval
 	if interval <= 0 {
@@ -129,8 +139,25 @@ func (s *Service) Flush(ctx context.Context) error { return s.ledger.flush(ctx) 
 func (s *Service) Close() error {
 	err := s.ledger.close()
 	s.stmts.close()
+	if s.shared != nil {
+		s.shared.close()
+	}
 	if s.redis != nil {
 		err = errors.Join(err, s.redis.Close())
 	}
 	return err
+}
+
+// SharedLimits reports whether the per-minute limits are shared through
+// Redis right now: false without REDIS_URL and while Redis is unreachable.
+func (s *Service) SharedLimits() bool { return s.shared != nil && s.shared.shared() }
+
+// Degraded lists what this instance does in a degraded way right now, for
+// /readyz: limiting per instance while the configured Redis is unreachable.
+// Empty when all is well.
+func (s *Service) Degraded() []string {
+	if s.shared != nil && !s.shared.shared() {
+		return []string{"redis is unreachable: per-minute limits are per instance"}
+	}
+	return nil
 }

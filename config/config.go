@@ -32,6 +32,8 @@ type Config struct {
 	Images   Images
 	Download download.Config // the RFB share and the mapping tables (download, sync)
 	Dev      Dev
+
+	addrSet bool // ADDR was given: dev listens there too
 }
 
 // Dev is what `cnpjgraph dev` (make run) generates and imports.
@@ -42,7 +44,10 @@ type Dev struct {
 
 // Server is how `serve` listens and bounds requests.
 type Server struct {
+	// Addr is serve's listen address; dev listens on DevAddr unless ADDR is set.
 	Addr            string        `env:"ADDR" envDefault:":8080"`
+	MetricsAddr     string        `env:"METRICS_ADDR"`
+	MaxBodyBytes    int           `env:"MAX_BODY_BYTES" envDefault:"1048576"`
 	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT" envDefault:"10s"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
 	CORSOrigins     []string      `env:"CORS_ORIGINS"`
@@ -66,10 +71,11 @@ type Pool struct {
 
 // Auth is how credentials are checked and limits shared.
 type Auth struct {
-	JWTSecret   string        `env:"JWT_SECRET"`
-	SigningKey  string        `env:"SIGNING_KEY"`
-	RedisURL    string        `env:"REDIS_URL"`
-	KeyCacheTTL time.Duration `env:"AUTH_KEY_CACHE_TTL" envDefault:"2s"`
+	JWTSecret    string        `env:"JWT_SECRET"`
+	SigningKey   string        `env:"SIGNING_KEY"`
+	RedisURL     string        `env:"REDIS_URL"`
+	RedisTimeout time.Duration `env:"REDIS_TIMEOUT" envDefault:"50ms"`
+	KeyCacheTTL  time.Duration `env:"AUTH_KEY_CACHE_TTL" envDefault:"2s"`
 }
 
 // Upstream is the optional online source.
@@ -105,6 +111,18 @@ type Images struct {
 	StreetTimeout           time.Duration `env:"STREET_TIMEOUT" envDefault:"5s"`
 }
 
+// DevAddr is where `cnpjgraph dev` (make run) listens when ADDR is not
+// set: this machine only, since it serves the development key.
+const DevAddr = "127.0.0.1:8080"
+
+// DevListenAddr is where dev listens: ADDR when set, else DevAddr.
+func (c Config) DevListenAddr() string {
+	if c.addrSet {
+		return c.Server.Addr
+	}
+	return DevAddr
+}
+
 // Load reads the configuration from environ (os.Environ's form; nil: the
 // process environment) and validates it. An error names the variable.
 func Load(environ []string) (Config, error) {
@@ -116,6 +134,7 @@ func Load(environ []string) (Config, error) {
 	if err := env.ParseWithOptions(&c, env.Options{Environment: values}); err != nil {
 		return c, named(err, values)
 	}
+	c.addrSet = values["ADDR"] != ""
 	c.Server.CORSOrigins = trimmed(c.Server.CORSOrigins)
 	c.Upstream.Portals = trimmed(c.Upstream.Portals)
 	if c.Database.StatementTimeout == 0 {
@@ -204,7 +223,7 @@ func (c Config) validate() error {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
 	}
 	if u, err := url.Parse(c.DatabaseURL); strings.Contains(c.DatabaseURL, "://") && (err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql")) {
-		bad("DATABASE_URL", "%q is not a postgres:// URL", c.DatabaseURL)
+		bad("DATABASE_URL", "%q is not a postgres:// URL", Redact(c.DatabaseURL))
 	}
 	positive := map[string]time.Duration{
 		"REQUEST_TIMEOUT": c.Server.RequestTimeout, "SHUTDOWN_TIMEOUT": c.Server.ShutdownTimeout,
@@ -218,6 +237,11 @@ func (c Config) validate() error {
 		if d <= 0 {
 			bad(name, "%s must be a positive duration (say 5s)", d)
 		}
+	}
+	// A limiter call that may take seconds would make every request wait
+	// that long whenever Redis is unreachable.
+	if c.Auth.RedisTimeout <= 0 || c.Auth.RedisTimeout > time.Second {
+		bad("REDIS_TIMEOUT", "%s must be between 1ms and 1s (say 50ms)", c.Auth.RedisTimeout)
 	}
 	if c.Auth.KeyCacheTTL < 0 {
 		bad("AUTH_KEY_CACHE_TTL", "%s must not be negative (0 disables the cache)", c.Auth.KeyCacheTTL)
@@ -233,7 +257,7 @@ func (c Config) validate() error {
 		{"UPSTREAM_RETRIES", c.Upstream.Retries, 0}, {"UPSTREAM_BREAKER_FAILURES", c.Upstream.BreakerFailures, 0},
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},
-		{"SAMPLE_COMPANIES", c.Dev.SampleCompanies, 1},
+		{"SAMPLE_COMPANIES", c.Dev.SampleCompanies, 1}, {"MAX_BODY_BYTES", c.Server.MaxBodyBytes, 1024},
 	}
 	for _, n := range atLeast {
 		if n.v < n.min {
@@ -255,7 +279,7 @@ func (c Config) validate() error {
 			schemes = []string{"redis", "rediss", "unix"}
 		}
 		if p, err := url.Parse(u); err != nil || !slices.Contains(schemes, p.Scheme) || (p.Host == "" && p.Scheme != "unix") {
-			bad(name, "%q is not a URL (want %s://host...)", u, strings.Join(schemes, "|"))
+			bad(name, "%q is not a URL (want %s://host...)", Redact(u), strings.Join(schemes, "|"))
 		}
 	}
 	for _, p := range c.Upstream.Portals {
@@ -266,7 +290,7 @@ func (c Config) validate() error {
 	if !slices.Contains(service.Strategies, service.Strategy(c.Upstream.Strategy)) {
 		bad("UPSTREAM_STRATEGY", "%q is not a strategy (want CACHE, CACHE_IF_FRESH, CACHE_IF_ERROR, ONLINE)", c.Upstream.Strategy)
 	}
-	for _, a := range []struct{ name, v string }{{"ADDR", c.Server.Addr}, {"PPROF_ADDR", c.Server.PprofAddr}} {
+	for _, a := range []struct{ name, v string }{{"ADDR", c.Server.Addr}, {"PPROF_ADDR", c.Server.PprofAddr}, {"METRICS_ADDR", c.Server.MetricsAddr}} {
 		if a.v != "" && !strings.Contains(a.v, ":") {
 			bad(a.name, "%q is not a listen address (say :8080 or 127.0.0.1:8080)", a.v)
 		}

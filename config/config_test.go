@@ -18,6 +18,17 @@ func TestDefaults(t *testing.T) {
 		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc"}) || c.Images.GeocoderCache != 10000 {
 		t.Errorf("defaults: %+v", c)
 	}
+	if c.DevListenAddr() != "127.0.0.1:8080" || c.Server.MaxBodyBytes != 1<<20 || c.Auth.RedisTimeout != 50*time.Millisecond || c.Server.MetricsAddr != "" {
+		t.Errorf("dev address %q, body limit %d, Redis timeout %s", c.DevListenAddr(), c.Server.MaxBodyBytes, c.Auth.RedisTimeout)
+	}
+	// dev listens where ADDR says, when it says.
+	if c, err := Load([]string{"ADDR=:9000"}); err != nil || c.DevListenAddr() != ":9000" || c.Server.Addr != ":9000" {
+		t.Errorf("ADDR=:9000: dev listens on %q (%v)", c.DevListenAddr(), err)
+	}
+	// Seconds of Redis timeout would make an outage cost every request that much.
+	if _, err := Load([]string{"REDIS_TIMEOUT=3s"}); err == nil || !strings.HasPrefix(err.Error(), "REDIS_TIMEOUT: ") {
+		t.Errorf("REDIS_TIMEOUT=3s: %v", err)
+	}
 	c, err = Load([]string{"CORS_ORIGINS=https://a.example.com, *", "UPSTREAM_PORTALS= rfb ,", "REQUEST_TIMEOUT=3s", "COST_STREET=7"})
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ const (
 	ResourceExhausted             // credits or rate limit: 429
 	Unavailable                   // a backing service is down: 503
 	DeadlineExceeded              // no answer in time: 504
+	TooLarge                      // the request is bigger than allowed (its body): 413
 )
 
 var kinds = [...]struct {
@@ -42,6 +43,7 @@ var kinds = [...]struct {
 	ResourceExhausted: {"resource_exhausted", 429, "TOO_MANY_REQUESTS"},
 	Unavailable:       {"unavailable", 503, "SERVICE_UNAVAILABLE"},
 	DeadlineExceeded:  {"deadline_exceeded", 504, "GATEWAY_TIMEOUT"},
+	TooLarge:          {"too_large", 413, "PAYLOAD_TOO_LARGE"},
 }
 
 func (k Kind) String() string {
@@ -86,6 +88,7 @@ const (
 	MsgPrivileges      = "not enough privileges"
 	MsgNoCredits       = "not enough credits"
 	MsgRateLimit       = "rate limit exceeded"
+	MsgBodyTooLarge    = "request body too large"
 )
 
 // Error is a classified failure: what the client is told (Kind, Message and

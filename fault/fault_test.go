@@ -48,6 +48,7 @@ func TestClassify(t *testing.T) {
 		{fault.E(fault.Unavailable, fault.MsgOffline, nil), 503, "SERVICE_UNAVAILABLE", "rfb data fetching is offline"},
 		{fault.E(fault.Unauthenticated, fault.MsgMissingAuth, nil), 401, "UNAUTHENTICATED", "missing authorization"},
 		{fault.E(fault.PermissionDenied, fault.MsgPrivileges, nil), 403, "FORBIDDEN", "not enough privileges"},
+		{wrap(fault.E(fault.TooLarge, fault.MsgBodyTooLarge, nil)), 413, "PAYLOAD_TOO_LARGE", "request body too large"},
 		{fault.E(fault.ResourceExhausted, fault.MsgRateLimit, nil), 429, "TOO_MANY_REQUESTS", "rate limit exceeded"},
 	}
 	for _, c := range cases {

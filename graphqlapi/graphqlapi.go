@@ -105,7 +105,7 @@ func New(o Options) http.Handler {
 	o = o.withDefaults()
 	srv := handler.New(Schema(o.Service))
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postJSON{}) // gqlgen's POST, with coded answers to a body it cannot take
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](o.CacheSize))
 	srv.SetParserTokenLimit(o.MaxTokens)
 	srv.Use(extension.Introspection{})

@@ -25,13 +25,13 @@ const LinkLifetime = 90 * 24 * time.Hour
 type legacyRoutes struct {
 	svc       *service.Service
 	seats     *imagery.Municipalities // accented city names; nil: the registry's
-	signURL   func(ctx context.Context, path string, q url.Values, expires time.Time) string
+	signLink  func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool)
 	publicURL string
 	now       func() time.Time
 }
 
 func newLegacyRoutes(d Deps) legacyRoutes {
-	h := legacyRoutes{svc: d.Service, seats: d.Seats, signURL: d.SignURL, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
+	h := legacyRoutes{svc: d.Service, seats: d.Seats, signLink: d.SignLink, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -94,15 +94,16 @@ type legacySintegraJSON struct {
 	Registrations         []wire.Registration `json:"registrations"`
 }
 
+// The links are null when the caller may not open them.
 type legacyFilesJSON struct {
-	Registration string `json:"registration"`
-	Membership   string `json:"membership"`
+	Registration *string `json:"registration"`
+	Membership   *string `json:"membership"`
 }
 
 type legacyMapsJSON struct {
-	Roads     string `json:"roads"`
-	Satellite string `json:"satellite"`
-	Street    string `json:"street"`
+	Roads     *string `json:"roads"`
+	Satellite *string `json:"satellite"`
+	Street    *string `json:"street"`
 }
 
 // legacyCompanyJSON is the /companies shape, fields in the spec's order.
@@ -242,13 +243,13 @@ func (h legacyRoutes) present(r *http.Request, o model.Office) legacyCompanyJSON
 	expires := h.now().Add(LinkLifetime)
 	office := "/office/" + o.TaxID
 	out.Files = legacyFilesJSON{
-		Registration: h.link(r, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"REGISTRATION"}}, expires),
-		Membership:   h.link(r, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"MEMBERS"}}, expires),
+		Registration: h.link(r, service.ReadCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"REGISTRATION"}}, expires),
+		Membership:   h.link(r, service.ReadCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"MEMBERS"}}, expires),
 	}
 	out.Maps = legacyMapsJSON{
-		Roads:     h.link(r, office+"/map", url.Values{"type": {"roadmap"}}, expires),
-		Satellite: h.link(r, office+"/map", url.Values{"type": {"satellite"}}, expires),
-		Street:    h.link(r, office+"/street", url.Values{}, expires),
+		Roads:     h.link(r, service.ReadMap, office+"/map", url.Values{"type": {"roadmap"}}, expires),
+		Satellite: h.link(r, service.ReadMap, office+"/map", url.Values{"type": {"satellite"}}, expires),
+		Street:    h.link(r, service.ReadStreet, office+"/street", url.Values{}, expires),
 	}
 	return out
 }
@@ -279,15 +280,19 @@ func (h legacyRoutes) address(a model.Address) legacyAddressJSON {
 	return out
 }
 
-// link is the absolute URL of a file route, signed for the account of the
-// request when a signer is configured. The signer may answer a path with
-// its signed query or an absolute URL.
-func (h legacyRoutes) link(r *http.Request, path string, q url.Values, expires time.Time) string {
+// link is the absolute URL of a file route needing permission, signed for
+// the credential of the request when a signer is configured; nil when the
+// signer says that credential may not open it. The signer may answer a
+// path with its query or an absolute URL.
+func (h legacyRoutes) link(r *http.Request, permission, path string, q url.Values, expires time.Time) *string {
 	var ref string
-	if h.signURL != nil {
-		ref = h.signURL(r.Context(), path, q, expires)
+	if h.signLink != nil {
+		var ok bool
+		if ref, ok = h.signLink(r.Context(), permission, path, q, expires); !ok {
+			return nil
+		}
 		if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
-			return ref
+			return &ref
 		}
 	} else {
 		ref = path
@@ -295,7 +300,8 @@ func (h legacyRoutes) link(r *http.Request, path string, q url.Values, expires t
 			ref += "?" + q.Encode()
 		}
 	}
-	return h.baseURL(r) + ref
+	abs := h.baseURL(r) + ref
+	return &abs
 }
 
 // baseURL is PUBLIC_URL, else the scheme and host the request came to.

@@ -18,16 +18,17 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
-// testSigner stands in for auth.SignURL: it appends the expiry and a fake
-// signature to the path and query, as a relative reference.
-func testSigner(ctx context.Context, path string, q url.Values, expires time.Time) string {
+// testSigner stands in for auth.Service.SignLink of a credential holding
+// every permission: it appends the expiry and a fake signature to the path
+// and query, as a relative reference.
+func testSigner(_ context.Context, _, path string, q url.Values, expires time.Time) (string, bool) {
 	q2 := url.Values{}
 	for k, v := range q {
 		q2[k] = v
 	}
 	q2.Set("expires", strconv.FormatInt(expires.Unix(), 10))
 	q2.Set("signature", "test-signature")
-	return path + "?" + q2.Encode()
+	return path + "?" + q2.Encode(), true
 }
 
 func legacyDeps(t *testing.T) setup {
@@ -37,7 +38,7 @@ func legacyDeps(t *testing.T) setup {
 	}
 	return func(_ *service.Options, d *rest.Deps) {
 		d.Seats = seats
-		d.SignURL = testSigner
+		d.SignLink = testSigner
 		d.PublicURL = "https://api.example.com/"
 	}
 }
@@ -128,6 +129,44 @@ func TestLegacySerproFields(t *testing.T) {
 	}
 	if got := path(t, o, "maps", "satellite"); got != "https://api.example.com/office/33683111000280/map?expires="+expires+"&signature=test-signature&type=satellite" {
 		t.Errorf("maps.satellite = %v", got)
+	}
+}
+
+// TestLegacyLinksWithheld: a link the caller's credential may not open is
+// null, the field still present; the others are given.
+func TestLegacyLinksWithheld(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	s := routerWith(t, fixtureDB(t), func(_ *service.Options, d *rest.Deps) {
+		d.SignLink = func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool) {
+			asked = append(asked, permission+" "+path)
+			if permission != service.ReadMap {
+				return "", false
+			}
+			return testSigner(ctx, permission, path, q, expires)
+		}
+	})
+	o := s.get(t, "/companies/"+dbtest.SerproBranch).object(t)
+	for _, c := range []struct {
+		steps []any
+		given bool
+	}{
+		{[]any{"files", "registration"}, false}, {[]any{"files", "membership"}, false},
+		{[]any{"maps", "roads"}, true}, {[]any{"maps", "satellite"}, true}, {[]any{"maps", "street"}, false},
+	} {
+		group := o[c.steps[0].(string)].(map[string]any)
+		link, present := group[c.steps[1].(string)]
+		if !present || (link != nil) != c.given {
+			t.Errorf("%v = %#v (present %v), want a link: %v", c.steps, link, present, c.given)
+		}
+	}
+	want := []string{
+		service.ReadCertificate + " /rfb/certificate", service.ReadCertificate + " /rfb/certificate",
+		service.ReadMap + " /office/" + dbtest.SerproBranch + "/map", service.ReadMap + " /office/" + dbtest.SerproBranch + "/map",
+		service.ReadStreet + " /office/" + dbtest.SerproBranch + "/street",
+	}
+	if strings.Join(asked, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the signer was asked for %q, want %q", asked, want)
 	}
 }
 

@@ -55,6 +55,14 @@ func (m *Metrics) observe(route, method string, status int, elapsed time.Duratio
 	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
-func (m *Metrics) handler() http.Handler {
+// Handler serves the metrics in Prometheus' text format: the router's
+// /metrics, or a listener of its own (METRICS_ADDR).
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+}
+
+// GaugeFunc exports a value read when the metrics are scraped, such as the
+// state of a dependency (auth.Service.SharedLimits).
+func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value))
 }

@@ -1,10 +1,13 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -186,6 +189,41 @@ func cors(origins []string) func(http.Handler) http.Handler {
 				h.Set("Access-Control-Max-Age", strconv.Itoa(600))
 				w.WriteHeader(http.StatusNoContent)
 				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// DefaultMaxBodyBytes bounds a request's body unless Deps say otherwise:
+// a GraphQL query with its variables is a few KiB.
+const DefaultMaxBodyBytes = 1 << 20
+
+// limitBody bounds the body of a request: a declared length above max is
+// answered 413 at once, before a byte of it is read; a body of undeclared
+// length (chunked) is read here, up to max, and answered 413 as soon as it
+// passes max. Either way a handler never sees more than max bytes, and the
+// 413 is the contract's JSON error whatever route it hits.
+func limitBody(max int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.ContentLength > max:
+				writeError(w, r, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, nil))
+				return
+			case r.Body == nil || r.Body == http.NoBody:
+			case r.ContentLength < 0:
+				body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+				if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+					writeError(w, r, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err))
+					return
+				} else if err != nil {
+					writeError(w, r, fault.Invalid("the request body could not be read"))
+					return
+				}
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			default:
+				r.Body = http.MaxBytesReader(w, r.Body, max)
 			}
 			next.ServeHTTP(w, r)
 		})

@@ -25,6 +25,15 @@ type Deps struct {
 	Metrics *Metrics     // nil: a fresh registry without pool statistics
 	// RequestTimeout bounds every request (0: none).
 	RequestTimeout time.Duration
+	// MaxBodyBytes bounds the body of every request (0: DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// MetricsElsewhere leaves /metrics off this router: it is served on a
+	// listener of its own (METRICS_ADDR, Metrics.Handler).
+	MetricsElsewhere bool
+	// Degraded lists what the instance does in a degraded way right now
+	// (auth.Service.Degraded): /readyz then says "degraded", still 200.
+	// nil: never.
+	Degraded func() []string
 	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
 	CORSOrigins []string
 	// Authenticate resolves the credential of every request to the account
@@ -40,11 +49,13 @@ type Deps struct {
 	// Seats gives the legacy format accented city names; nil: the
 	// registry's own.
 	Seats *imagery.Municipalities
-	// SignURL signs a public link to a file route for the request's account
-	// (auth.SignURL), valid until expires. It returns the path with its
-	// signed query, or an absolute URL. nil: links are unsigned and need
-	// the caller's credential.
-	SignURL func(ctx context.Context, path string, q url.Values, expires time.Time) string
+	// SignLink gives the legacy answer's link to a file route (path?q)
+	// for the credential of the request (auth.Service.SignLink): signed for
+	// the key that asked, valid until expires, or false when that credential
+	// lacks permission (the route's), and the link is then null. It returns
+	// the path with its query, or an absolute URL. nil: every link is
+	// unsigned and needs the caller's credential.
+	SignLink func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool)
 	// PublicURL is the base of links in answers ("https://api.example.com");
 	// empty: the scheme and Host of the request.
 	PublicURL string
@@ -88,6 +99,10 @@ func NewRouter(d Deps) http.Handler {
 	legacy := newLegacyRoutes(d)
 
 	r := chi.NewRouter()
+	maxBody := d.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBodyBytes
+	}
 	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
@@ -97,8 +112,10 @@ func NewRouter(d Deps) http.Handler {
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	r.Get("/readyz", ready(d.Service))
-	r.Method(http.MethodGet, "/metrics", m.handler())
+	r.Get("/readyz", ready(d.Service, d.Degraded))
+	if !d.MetricsElsewhere {
+		r.Method(http.MethodGet, "/metrics", m.Handler())
+	}
 	if d.MountPublic != nil {
 		d.MountPublic(r)
 	}
@@ -111,7 +128,8 @@ func NewRouter(d Deps) http.Handler {
 		if d.Authenticate != nil {
 			r.Use(d.Authenticate)
 		}
-		r.Use(withLoaders(d.Service.Store()))
+		// After the credential: a stranger's body is never read.
+		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)
@@ -143,6 +161,7 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 
 type readyJSON struct {
 	Status   string       `json:"status"`
+	Degraded []string     `json:"degraded,omitempty"`
 	Snapshot snapshotJSON `json:"snapshot"`
 }
 
@@ -153,8 +172,9 @@ type snapshotJSON struct {
 }
 
 // ready answers 200 with the live snapshot when the database answers and
-// holds one, 503 otherwise.
-func ready(svc *service.Service) http.HandlerFunc {
+// holds one, 503 otherwise. An instance that serves in a degraded way
+// (rate limits per instance) is ready, and says "degraded" and why.
+func ready(svc *service.Service, degraded func() []string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
@@ -168,10 +188,16 @@ func ready(svc *service.Service) http.HandlerFunc {
 			writeError(w, r, f)
 			return
 		}
-		writeJSON(w, http.StatusOK, readyJSON{Status: "ready", Snapshot: snapshotJSON{
+		out := readyJSON{Status: "ready", Snapshot: snapshotJSON{
 			ID:    snap.ID,
 			Month: snap.DumpMonth,
 			Date:  snap.ReferenceDate.Format("2006-01-02"),
-		}})
+		}}
+		if degraded != nil {
+			if out.Degraded = degraded(); len(out.Degraded) > 0 {
+				out.Status = "degraded"
+			}
+		}
+		writeJSON(w, http.StatusOK, out)
 	}
 }

@@ -32,9 +32,11 @@ const accountUsage = `Usage:
   cnpjgraph account grant ACCOUNT [--credits N] [--plan NAME] [--permissions LIST|all]
   cnpjgraph account usage ACCOUNT [--days 7]
   cnpjgraph account token ACCOUNT [--ttl 1h] [--permissions LIST]   (needs JWT_SECRET)
-  cnpjgraph account sign ACCOUNT PATH?QUERY [--ttl 2160h]          (needs SIGNING_KEY)
+  cnpjgraph account sign ACCOUNT PATH?QUERY --key KEY_ID [--ttl 2160h]   (needs SIGNING_KEY)
 
 ACCOUNT is an account id or name. LIST is comma-separated: ` + "read:office,read:company,read:person,read:rfb,read:simples,read:certificate,read:map,read:street,read:graphql" + `.
+sign: the link opens the file route as key KEY_ID would, for as long as the key
+may (revoked, or its account suspended, the link is refused).
 grant --credits adds credits to today's balance (the daily refill at 00:00 UTC resets it
 to the plan allowance); a lasting change is grant --plan.
 `
@@ -115,6 +117,7 @@ func runAccount(ctx context.Context, args []string) error {
 	credits := fs.Int64("credits", 0, "credits to add to today's balance")
 	days := fs.Int("days", 7, "days of usage to sum")
 	ttl := fs.Duration("ttl", 0, "lifetime of the token or signed URL")
+	keyID := fs.Int64("key", 0, "sign: the id of the API key the link opens as (cnpjgraph key list ACCOUNT)")
 	pos := parseInterspersed(fs, args)
 	if !strings.Contains(" create list show suspend resume grant usage token sign ", " "+sub+" ") {
 		fs.Usage()
@@ -320,14 +323,47 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := signableBy(ctx, d, a, *keyID, u.Path); err != nil {
+			return err
+		}
 		if *ttl == 0 {
 			*ttl = 90 * 24 * time.Hour
 		}
-		fmt.Println(svc.SignURL(u.Path, u.Query(), strconv.FormatInt(a.ID, 10), now.Add(*ttl)))
+		fmt.Println(svc.SignURL(u.Path, u.Query(), *keyID, now.Add(*ttl)))
 		return nil
 	}
 	fs.Usage()
 	return fmt.Errorf("unknown subcommand %q", sub)
+}
+
+// signableBy refuses a link that would not open: a path no signed URL
+// opens, or a key that is not the account's, is revoked, or lacks the
+// route's permission.
+func signableBy(ctx context.Context, d *sqlx.DB, a auth.Account, keyID int64, path string) error {
+	perm := auth.FilePermission(path)
+	if perm == "" {
+		return fmt.Errorf("sign: %s: a signed URL opens only /rfb/certificate, /simples/certificate, /office/TAXID/map and /office/TAXID/street", path)
+	}
+	if keyID == 0 {
+		return errors.New("sign: name the key the link opens as: --key KEY_ID (cnpjgraph key list " + a.Name + ")")
+	}
+	keys, err := auth.Keys(ctx, d, a.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.ID != keyID {
+			continue
+		}
+		switch {
+		case k.RevokedAt != nil:
+			return fmt.Errorf("sign: key %d is revoked", keyID)
+		case !auth.KeyHolds(a, k, perm):
+			return fmt.Errorf("sign: key %d lacks %s: the link would be refused", keyID, perm)
+		}
+		return nil
+	}
+	return fmt.Errorf("sign: account %d has no key %d (cnpjgraph key list %s)", a.ID, keyID, a.Name)
 }
 
 func statusText(a auth.Account) string {

@@ -21,7 +21,8 @@ func init() { commands["dev"] = runDev }
 
 // runDev is `make run`: the embedded default on a fresh machine. It migrates,
 // generates a sample dump (once), imports it when nothing is served yet,
-// creates a development account, prints its key, and serves.
+// creates a development account, prints its key, and serves on
+// 127.0.0.1:8080 (config.DevAddr) unless ADDR says otherwise.
 func runDev(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ExitOnError)
 	cfg := loadConfig()
@@ -65,11 +66,17 @@ func runDev(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("development account: %w", err)
 	}
-	// The playground opens with this key in its Authorization header.
-	_ = os.Setenv("PLAYGROUND_API_KEY", key)
+	// This machine only, unless ADDR says otherwise; the playground opens
+	// with the key in its Authorization header, on loopback only.
+	cfg.Server.Addr = cfg.DevListenAddr()
+	cfg.Server.PlaygroundAPIKey = key
 	base := "http://" + cfg.Server.Addr
 	if strings.HasPrefix(base, "http://:") { // a port alone: every interface
 		base = "http://localhost" + strings.TrimPrefix(base, "http://")
+	}
+	playgroundNote := "the key is already in its Authorization header"
+	if !loopback(cfg.Server.Addr) {
+		playgroundNote = "paste the key into its Authorization header: it is embedded only when listening on loopback"
 	}
 	example := "33683111000280"
 	// A head office with members makes a telling first request.
@@ -82,8 +89,8 @@ dev: the development API key (send it raw in the Authorization header):
     %s
 
     curl -H 'Authorization: %s' '%s/office/%s?simples=true'
-    playground: %s/playground
+    playground: %s/playground (%s)
 
-`, key, key, base, example, base)
-	return runServe(ctx, nil)
+`, key, key, base, example, base, playgroundNote)
+	return serve(ctx, cfg)
 }

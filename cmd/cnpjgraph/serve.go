@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -60,6 +60,11 @@ func runServe(ctx context.Context, args []string) error {
 	if *addr != "" {
 		cfg.Server.Addr = *addr
 	}
+	return serve(ctx, cfg)
+}
+
+// serve serves the API as cfg says, until ctx ends (serve and dev).
+func serve(ctx context.Context, cfg config.Config) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.Server.GOGC == "" {
 		// Answers are short-lived garbage; collecting less often bought a
@@ -101,7 +106,7 @@ func runServe(ctx context.Context, args []string) error {
 					slog.String("portal", p), slog.Duration("timeout", d), slog.Duration("requestTimeout", cfg.Server.RequestTimeout))
 			}
 		}
-		log.Info("online source", slog.String("url", cfg.Upstream.URL), slog.Any("portals", cfg.Upstream.Portals))
+		log.Info("online source", slog.String("url", config.Redact(cfg.Upstream.URL)), slog.Any("portals", cfg.Upstream.Portals))
 	}
 	pictures, err := imageryProvider(cfg.Images, log)
 	if err != nil {
@@ -123,6 +128,18 @@ func runServe(ctx context.Context, args []string) error {
 		defer func() { _ = authSvc.Close() }() // writes the usage rows still buffered
 		authenticate = authSvc.Middleware(auth.DoorPermission, rest.RenderError)
 		opts.Meter = authSvc.Meter()
+		if cfg.Auth.RedisURL != "" {
+			log.Info("per-minute limits shared through redis", slog.String("url", config.Redact(cfg.Auth.RedisURL)),
+				slog.Duration("timeout", cfg.Auth.RedisTimeout))
+			metrics.GaugeFunc("cnpjgraph_rate_limits_shared",
+				"1 while the per-minute limits are shared through Redis; 0 while Redis is unreachable and this instance limits on its own.",
+				func() float64 {
+					if authSvc.SharedLimits() {
+						return 1
+					}
+					return 0
+				})
+		}
 	}
 
 	svc := service.New(store, opts)
@@ -138,12 +155,14 @@ func runServe(ctx context.Context, args []string) error {
 	}
 
 	deps := rest.Deps{
-		Service:        svc,
-		Logger:         log,
-		Metrics:        metrics,
-		RequestTimeout: cfg.Server.RequestTimeout,
-		CORSOrigins:    cfg.Server.CORSOrigins,
-		Authenticate:   authenticate,
+		Service:          svc,
+		Logger:           log,
+		Metrics:          metrics,
+		RequestTimeout:   cfg.Server.RequestTimeout,
+		MaxBodyBytes:     int64(cfg.Server.MaxBodyBytes),
+		MetricsElsewhere: cfg.Server.MetricsAddr != "",
+		CORSOrigins:      cfg.Server.CORSOrigins,
+		Authenticate:     authenticate,
 		Mount: graphqlapi.Mount(graphqlapi.Options{
 			Service:   svc,
 			Logger:    log,
@@ -151,7 +170,7 @@ func runServe(ctx context.Context, args []string) error {
 		}),
 		MountPublic: graphqlapi.MountPlayground(playground.Options{
 			Endpoint:     "/graphql",
-			APIKey:       cfg.Server.PlaygroundAPIKey,
+			APIKey:       playgroundKey(cfg.Server, log),
 			ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
 		}),
 		PublicURL: cfg.Server.PublicURL,
@@ -160,14 +179,9 @@ func runServe(ctx context.Context, args []string) error {
 		deps.Seats = pictures.Locator.Seats
 	}
 	if authSvc != nil {
-		// Links in legacy answers open the file for the account that asked.
-		deps.SignURL = func(ctx context.Context, path string, q url.Values, expires time.Time) string {
-			p, ok := auth.PrincipalFrom(ctx)
-			if !ok {
-				return path + "?" + q.Encode()
-			}
-			return authSvc.SignURL(path, q, strconv.FormatInt(p.AccountID, 10), expires)
-		}
+		// Links in legacy answers open the file as the key that asked.
+		deps.SignLink = authSvc.SignLink
+		deps.Degraded = authSvc.Degraded
 	}
 	srv := &http.Server{
 		Addr:              cfg.Server.Addr,
@@ -187,27 +201,79 @@ func runServe(ctx context.Context, args []string) error {
 			_ = http.ListenAndServe(a, pprofMux()) //nolint:gosec // operator-only, opt-in
 		}()
 	}
-	errc := make(chan error, 1)
-	go func() {
-		log.Info("listening", slog.String("addr", cfg.Server.Addr))
-		errc <- srv.ListenAndServe()
-	}()
+	servers := []*http.Server{srv}
+	if a := cfg.Server.MetricsAddr; a != "" {
+		// Metrics on a listener of their own, for a scraper on a private
+		// network; the API's listener no longer answers /metrics.
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		servers = append(servers, &http.Server{Addr: a, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+			WriteTimeout: 30 * time.Second, ErrorLog: srv.ErrorLog})
+	}
+	return listen(ctx, log, servers, cfg.Server.ShutdownTimeout)
+}
+
+// listen serves on each server until ctx ends or one fails, then shuts
+// them all down, letting requests in flight finish within grace.
+func listen(ctx context.Context, log *slog.Logger, servers []*http.Server, grace time.Duration) error {
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() {
+			log.Info("listening", slog.String("addr", s.Addr))
+			errc <- s.ListenAndServe()
+		}()
+	}
+	var failed error // the first listener that failed (an address in use)
+	pending := len(servers)
 	select {
-	case err := <-errc:
-		return err
+	case failed = <-errc:
+		pending--
 	case <-ctx.Done():
+		log.Info("shutting down")
 	}
-	// Stop accepting, let requests in flight finish.
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	errs := []error{failed}
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range pending {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// playgroundKey is the key the open /playground page embeds:
+// PLAYGROUND_API_KEY (dev: the development key), only while the API listens
+// on loopback, since the page hands it to whoever reaches the listener.
+func playgroundKey(s config.Server, log *slog.Logger) string {
+	if s.PlaygroundAPIKey == "" {
+		return ""
+	}
+	if !loopback(s.Addr) {
+		log.Warn("PLAYGROUND_API_KEY ignored: the playground embeds a key only when the API listens on loopback (say ADDR=127.0.0.1:8080)",
+			slog.String("addr", s.Addr))
+		return ""
+	}
+	return s.PlaygroundAPIKey
+}
+
+// loopback reports whether a listen address is reachable from this
+// machine only: 127.0.0.0/8, ::1 or localhost (not ":8080", every interface).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // upstreamConfig is the online source of the configuration.
@@ -235,13 +301,14 @@ func upstreamConfig(u config.Upstream) upstream.Config {
 // authConfig is the auth service of the configuration.
 func authConfig(a config.Auth, d *sqlx.DB, log *slog.Logger) auth.Config {
 	return auth.Config{
-		DB:          d,
-		JWTSecret:   []byte(a.JWTSecret),
-		SigningKey:  []byte(a.SigningKey),
-		RedisURL:    a.RedisURL,
-		RedisPrefix: "cnpjgraph:",
-		KeyCacheTTL: a.KeyCacheTTL,
-		Logger:      log,
+		DB:           d,
+		JWTSecret:    []byte(a.JWTSecret),
+		SigningKey:   []byte(a.SigningKey),
+		RedisURL:     a.RedisURL,
+		RedisPrefix:  "cnpjgraph:",
+		RedisTimeout: a.RedisTimeout,
+		KeyCacheTTL:  a.KeyCacheTTL,
+		Logger:       log,
 	}
 }
 

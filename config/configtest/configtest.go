@@ -12,7 +12,7 @@ import (
 // Invalid holds, for every variable that can be wrong, a value that is;
 // the free-text ones (keys, paths of the dev sample) accept anything.
 var Invalid = map[string]string{
-	"DATABASE_URL": "mysql://db/cnpj", "ADDR": "nowhere", "PPROF_ADDR": "nowhere", "GOGC": "lots",
+	"DATABASE_URL": "mysql://db/cnpj", "ADDR": "nowhere", "PPROF_ADDR": "nowhere", "METRICS_ADDR": "nowhere", "GOGC": "lots",
 	"CORS_ORIGINS": "app.example.com/path", "PUBLIC_URL": "cnpj.example.com", "AUTH_DISABLED": "maybe",
 	"JWT_SECRET": "short", "SIGNING_KEY": "short", "REDIS_URL": "http://127.0.0.1:6379",
 	"UPSTREAM_URL": "ftp://central", "UPSTREAM_PORTALS": "rfb,everything", "UPSTREAM_STRATEGY": "SOMETIMES",

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/config"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+)
+
+// TestPlaygroundKeyOnLoopbackOnly: the open playground page embeds a key
+// only when the API listens on this machine alone.
+func TestPlaygroundKeyOnLoopbackOnly(t *testing.T) {
+	for _, c := range []struct {
+		addr     string
+		embedded bool
+	}{
+		{"127.0.0.1:8080", true}, {"127.0.0.2:8080", true}, {"localhost:8080", true}, {"[::1]:8080", true},
+		{":8080", false}, {"0.0.0.0:8080", false}, {"[::]:8080", false}, {"10.0.0.5:8080", false}, {"api.example.com:8080", false},
+	} {
+		var log bytes.Buffer
+		got := playgroundKey(config.Server{Addr: c.addr, PlaygroundAPIKey: "cg_key"}, slog.New(slog.NewTextHandler(&log, nil)))
+		if want := map[bool]string{true: "cg_key", false: ""}[c.embedded]; got != want {
+			t.Errorf("%s: embedded %q, want %q", c.addr, got, want)
+		}
+		if warned := strings.Contains(log.String(), "PLAYGROUND_API_KEY ignored"); warned == c.embedded {
+			t.Errorf("%s: warning logged %v, want %v", c.addr, warned, !c.embedded)
+		}
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// syncBuffer is a command's stderr, read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeSafely runs `cnpjgraph serve` with Redis unreachable, metrics on
+// their own listener, a playground key on loopback, and passwords in every
+// URL: it starts and serves, readyz says degraded, /metrics answers only on
+// METRICS_ADDR with the limiter's state, the key is embedded, and no
+// password reaches its log.
+func TestServeSafely(t *testing.T) {
+	d, dbURL := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	_ = d.Close()
+	u, _ := url.Parse(dbURL)
+	u.User = url.UserPassword(u.User.Username(), "hunter2-db") // trust authentication ignores it
+	api, metrics, nobody := freePort(t), freePort(t), freePort(t)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve",
+		"DATABASE_URL="+u.String(), "DB_MAX_OPEN_CONNS=4", "DB_MAX_IDLE_CONNS=2",
+		"ADDR="+api, "METRICS_ADDR="+metrics,
+		"REDIS_URL=redis://:hunter2-redis@"+nobody+"/0",
+		"UPSTREAM_URL=http://central:hunter2-upstream@"+nobody,
+		"PLAYGROUND_API_KEY=cg_playground-key-for-the-test",
+		"SIGNING_KEY=signing-key-for-the-serve-test-0123456789")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var exitErr error
+	exited := make(chan struct{}) // closed when serve has exited, with exitErr
+	go func() { exitErr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+
+	get := func(addr, path string) (int, string) {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if status, _ := get(api, "/healthz"); status == 200 {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("serve exited with Redis unreachable (%v):\n%s", exitErr, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve does not answer:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	for _, c := range []struct {
+		addr, path string
+		status     int
+		contains   string
+	}{
+		{api, "/readyz", 200, `"status":"degraded","degraded":["redis is unreachable: per-minute limits are per instance"]`},
+		{api, "/metrics", 404, `"code":404`},
+		{metrics, "/metrics", 200, "\ncnpjgraph_rate_limits_shared 0\n"},
+		{metrics, "/readyz", 404, ""},
+		{api, "/playground", 200, "cg_playground-key-for-the-test"},
+		{api, "/office/" + dbtest.SerproBranch + "?strategy=CACHE", 401, "missing authorization"},
+	} {
+		status, body := get(c.addr, c.path)
+		if status != c.status || !strings.Contains(body, c.contains) {
+			t.Errorf("%s%s: %d %.300s, want %d with %q", c.addr, c.path, status, body, c.status, c.contains)
+		}
+	}
+
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		if exitErr != nil {
+			t.Errorf("serve exited with %v after SIGTERM", exitErr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	log := stderr.String()
+	if strings.Contains(log, "hunter2") {
+		t.Errorf("a password reached the log:\n%s", log)
+	}
+	for _, want := range []string{"http://central:xxxxx@" + nobody, "redis://:xxxxx@" + nobody, "redis is unreachable at start"} {
+		if strings.Count(log, want) != 1 {
+			t.Errorf("the log has %q %d times, want once:\n%s", want, strings.Count(log, want), log)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package graphqlapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/cnpjgraph/cnpjgraph/fault"
+)
+
+// postJSON is the POST transport. It is gqlgen's transport.POST except for
+// a body that cannot be taken: over the router's limit (the body reader
+// fails with *http.MaxBytesError) it is 413 PAYLOAD_TOO_LARGE; not a JSON
+// request object, or not sent as application/json, it is 400 BAD_REQUEST
+// with a constraint. Both go through the error presenter like every other
+// error, so they carry extensions.code, and neither quotes the body back
+// (gqlgen's answer does, whole).
+type postJSON struct{}
+
+var _ graphql.Transport = postJSON{}
+
+// Constraints of a POST body that cannot be taken.
+const (
+	constraintJSONType = "Content-Type must be application/json"
+	constraintJSONBody = "body must be a JSON object: {query, variables, operationName, extensions}"
+	constraintBodyRead = "body could not be read"
+)
+
+// Supports takes every POST, so that no POST falls through to gqlgen's
+// uncoded "transport not supported".
+func (postJSON) Supports(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == ""
+}
+
+func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctx := r.Context()
+	contentType := responseContentType(r)
+	w.Header().Set("Content-Type", contentType)
+	start := graphql.Now()
+	fail := func(f *fault.Error) {
+		w.WriteHeader(f.Status())
+		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{{Err: f, Message: f.Message}}))
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		fail(fault.Invalid(constraintJSONType))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			fail(fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err))
+		} else {
+			fail(fault.Invalid(constraintBodyRead))
+		}
+		return
+	}
+	var params graphql.RawParams
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&params); err != nil {
+		fail(fault.Invalid(constraintJSONBody))
+		return
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+
+	rc, opErr := exec.CreateOperationContext(ctx, &params)
+	if opErr != nil {
+		w.WriteHeader(protocolStatus(contentType, opErr))
+		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, rc)
+	writeResponse(w, responses(ctx))
+}
+
+const (
+	typeJSON            = "application/json"
+	typeGraphQLResponse = "application/graphql-response+json"
+)
+
+// responseContentType negotiates as gqlgen's POST does: JSON unless the
+// client asks for (or only accepts other things than) the GraphQL type.
+func responseContentType(r *http.Request) string {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return typeJSON
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "*/*", "application/*", typeJSON:
+			return typeJSON
+		case typeGraphQLResponse:
+			return typeGraphQLResponse
+		}
+	}
+	return typeGraphQLResponse
+}
+
+// protocolStatus is gqlgen's status of a query that cannot run: 422 (400
+// for the GraphQL response type) when it is malformed or over a limit.
+func protocolStatus(contentType string, errs gqlerror.List) int {
+	if errcode.GetErrorKind(errs) != errcode.KindProtocol {
+		return http.StatusOK
+	}
+	if contentType == typeGraphQLResponse {
+		return http.StatusBadRequest
+	}
+	return http.StatusUnprocessableEntity
+}
+
+func writeResponse(w io.Writer, resp *graphql.Response) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		b = []byte(`{"errors":[{"message":"` + fault.MsgUnexpected + `","extensions":{"code":"INTERNAL_SERVER_ERROR","status":500}}]}`)
+	}
+	_, _ = w.Write(b)
+}
