@@ -1240,15 +1240,23 @@ type Company {
   simples: Simples
   "SIMEI; same rule as ` + "`" + `simples` + "`" + `."
   simei: Simples
-  "Members (partners and administrators)."
-  members: [Member!]!
-  "The company's establishments in tax id order (the head office, 0001, first), in pages."
+  """
+  Members (partners and administrators). Part of the office or company lookup that reached
+  the company; reached from a person's membership it is a company lookup of its own, and
+  null (with the error) when the key may not make it.
+  """
+  members: [Member!]
+  """
+  The company's establishments in tax id order (the head office, 0001, first), in pages.
+  A company lookup (unless the company lookup itself reached the company): null, with the
+  error, when the key may not make it.
+  """
   offices(
     "Page size, 1 to 100."
     first: Int = 20
     "Cursor after which the page starts (` + "`" + `pageInfo.endCursor` + "`" + ` of the previous page)."
     after: String
-  ): OfficeConnection!
+  ): OfficeConnection
 }
 
 "A page of establishments."
@@ -1495,14 +1503,16 @@ type Person {
   country: Country
   """
   The person's memberships in companies, in company id order, in pages: a
-  person can be a member of thousands of companies.
+  person can be a member of thousands of companies. A person lookup (unless the
+  person lookup itself reached the person): null, with the error, when the key may
+  not make it.
   """
   membership(
     "Page size, 1 to 100."
     first: Int = 20
     "Cursor after which the page starts (` + "`" + `pageInfo.endCursor` + "`" + ` of the previous page)."
     after: String
-  ): MembershipConnection!
+  ): MembershipConnection
 }
 
 "A page of memberships."
@@ -3126,10 +3136,10 @@ func (ec *executionContext) _Company_members(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Member) graphql.Marshaler {
-			return ec.marshalNMember2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMemberᚄ(ctx, selections, v)
+			return ec.marshalOMember2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMemberᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Company_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3159,10 +3169,10 @@ func (ec *executionContext) _Company_offices(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *OfficeConnection) graphql.Marshaler {
-			return ec.marshalNOfficeConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeConnection(ctx, selections, v)
+			return ec.marshalOOfficeConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Company_offices(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -4624,10 +4634,10 @@ func (ec *executionContext) _Person_membership(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *MembershipConnection) graphql.Marshaler {
-			return ec.marshalNMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx, selections, v)
+			return ec.marshalOMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Person_membership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7526,7 +7536,7 @@ func (ec *executionContext) _Company(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Company_members(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -7564,7 +7574,7 @@ func (ec *executionContext) _Company(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Company_offices(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -8324,7 +8334,7 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Person_membership(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -9779,16 +9789,6 @@ func (ec *executionContext) marshalNMembership2ᚖgithubᚗcomᚋcnpjgraphᚋcnp
 	return ec._Membership(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx context.Context, sel ast.SelectionSet, v *MembershipConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._MembershipConnection(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNMembershipEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipEdge(ctx context.Context, sel ast.SelectionSet, v MembershipEdge) graphql.Marshaler {
 	return ec._MembershipEdge(ctx, sel, &v)
 }
@@ -9861,16 +9861,6 @@ func (ec *executionContext) marshalNOffice2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgra
 		return graphql.Null
 	}
 	return ec._Office(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNOfficeConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeConnection(ctx context.Context, sel ast.SelectionSet, v *OfficeConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._OfficeConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNOfficeEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeEdge(ctx context.Context, sel ast.SelectionSet, v OfficeEdge) graphql.Marshaler {
@@ -10249,11 +10239,44 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOMember2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Member) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMember2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMember(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOMembershipConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐMembershipConnection(ctx context.Context, sel ast.SelectionSet, v *MembershipConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MembershipConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOOffice2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐOffice(ctx context.Context, sel ast.SelectionSet, v *model.Office) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Office(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOfficeConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeConnection(ctx context.Context, sel ast.SelectionSet, v *OfficeConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OfficeConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx context.Context, sel ast.SelectionSet, v *model.Person) graphql.Marshaler {

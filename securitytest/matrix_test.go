@@ -33,7 +33,7 @@ const (
 	restRoute    routeKind = iota // a REST lookup: the contract's JSON error
 	fileRoute                     // a REST file route: the only routes a signed URL opens
 	graphqlRoute                  // a GraphQL request: refused at the door, or its root field refused whole
-	nestedField                   // a GraphQL field below a lookup: refused, its null bubbling up to the root field
+	nestedField                   // a GraphQL field below a lookup: refused alone, the rest of the answer kept
 )
 
 // route is one way into the data.
@@ -125,9 +125,12 @@ func lacking(r route) string {
 	switch {
 	case r.kind == restRoute, r.kind == fileRoute, r.permission == auth.ReadGraphQL:
 		return refused(r.permission)
+	case r.kind == nestedField:
+		// The refused edge is null with its error; what the root lookup
+		// may show still answers, so the response is a 200.
+		return `200 FORBIDDEN/403 "not enough privileges" permission=` + r.permission + " at " + r.at
 	default:
-		// A nested field's refusal is a null where the schema allows none:
-		// it bubbles up to the root field, and nothing answered is REST's 403.
+		// A root field refused whole: nothing answered is REST's 403.
 		return `403 FORBIDDEN/403 "not enough privileges" permission=` + r.permission + " at " + r.at
 	}
 }
