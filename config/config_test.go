@@ -15,7 +15,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Server.Addr != ":8080" || c.Server.RequestTimeout != 10*time.Second || c.Database.StatementTimeout != 11*time.Second ||
-		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc"}) || c.Images.GeocoderCache != 10000 {
+		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc", "suframa"}) || c.Images.GeocoderCache != 10000 {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = Load([]string{"CORS_ORIGINS=https://a.example.com, *", "UPSTREAM_PORTALS= rfb ,", "REQUEST_TIMEOUT=3s", "COST_STREET=7"})

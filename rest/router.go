@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/imagery"
@@ -71,6 +72,12 @@ var Routes = []string{
 	"GET /companies/{taxId}",
 	"GET /file/{token}",
 	"GET /me/requests",
+	"GET /credit",
+	"GET /zip/{code}",
+	"GET /ccc",
+	"GET /ccc/certificate",
+	"GET /suframa",
+	"GET /suframa/certificate",
 }
 
 // NewRouter returns the HTTP handler of the service.
@@ -86,9 +93,12 @@ func NewRouter(d Deps) http.Handler {
 	h := lookups{svc: d.Service}
 	docs := documentRoutes{svc: d.Service}
 	legacy := newLegacyRoutes(d)
+	surface := surfaceRoutes{svc: d.Service}
 
 	r := chi.NewRouter()
-	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
+	// HEAD of every GET route is that GET without its body (net/http drops
+	// it), decided once here rather than route by route.
+	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), middleware.GetHead)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
 
@@ -111,7 +121,7 @@ func NewRouter(d Deps) http.Handler {
 		if d.Authenticate != nil {
 			r.Use(d.Authenticate)
 		}
-		r.Use(withLoaders(d.Service.Store()))
+		r.Use(withLoaders(d.Service.Store()), withBaseURL(d.PublicURL))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)
@@ -122,6 +132,12 @@ func NewRouter(d Deps) http.Handler {
 		r.Get("/office/{taxId}/map", docs.officeMap)
 		r.Get("/office/{taxId}/street", docs.officeStreet)
 		r.Get("/companies/{taxId}", legacy.companies)
+		r.Get("/credit", surface.credit)
+		r.Get("/zip/{code}", surface.zip)
+		r.Get("/ccc", surface.ccc)
+		r.Get("/ccc/certificate", surface.cccCertificate)
+		r.Get("/suframa", surface.suframa)
+		r.Get("/suframa/certificate", surface.suframaCertificate)
 		if d.Mount != nil {
 			d.Mount(r)
 		}

@@ -108,6 +108,9 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	opts.Imagery = pictures
+	if pictures.Locator != nil && pictures.Locator.Geocoder != nil {
+		opts.Geocoder = pictures.Locator.Geocoder
+	}
 
 	var (
 		authenticate func(http.Handler) http.Handler
@@ -123,6 +126,7 @@ func runServe(ctx context.Context, args []string) error {
 		defer func() { _ = authSvc.Close() }() // writes the usage rows still buffered
 		authenticate = authSvc.Middleware(auth.DoorPermission, rest.RenderError)
 		opts.Meter = authSvc.Meter()
+		opts.SignLink = officeLinkSigner(authSvc)
 	}
 
 	svc := service.New(store, opts)
