@@ -126,7 +126,7 @@ func runServe(ctx context.Context, args []string) error {
 		defer func() { _ = authSvc.Close() }() // writes the usage rows still buffered
 		authenticate = authSvc.Middleware(auth.DoorPermission, rest.RenderError)
 		opts.Meter = authSvc.Meter()
-		opts.SignLink = officeLinkSigner(authSvc)
+		opts.SignLink = authSvc.SignLink
 	}
 
 	svc := service.New(store, opts)
