@@ -24,6 +24,10 @@ func init() { commands["dev"] = runDev }
 // creates a development account, prints its key, and serves.
 func runDev(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ExitOnError)
+	providers, err := devProviders(ctx) // before the configuration is read: it fills unset providers
+	if err != nil {
+		return err
+	}
 	cfg := loadConfig()
 	dir := fs.String("sample", cfg.Dev.SampleDir, "where the generated sample dump lives")
 	companies := fs.Int("companies", cfg.Dev.SampleCompanies, "companies in the generated sample")
@@ -85,5 +89,6 @@ dev: the development API key (send it raw in the Authorization header):
     playground: %s/playground
 
 `, key, key, base, example, base)
+	printDevFeatures(ctx, d, providers, key, base, example)
 	return runServe(ctx, nil)
 }
