@@ -41,6 +41,9 @@ func zips(t *testing.T, d *sqlx.DB) map[string]zipRow {
 		}
 		out[code] = r
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
