@@ -34,7 +34,7 @@ const accountUsage = `Usage:
   cnpjgraph account token ACCOUNT [--ttl 1h] [--permissions LIST]   (needs JWT_SECRET)
   cnpjgraph account sign ACCOUNT PATH?QUERY [--ttl 2160h]          (needs SIGNING_KEY)
 
-ACCOUNT is an account id or name. LIST is comma-separated: ` + "read:office,read:company,read:person,read:rfb,read:simples,read:certificate,read:map,read:street,read:graphql" + `.
+ACCOUNT is an account id or name. LIST is comma-separated: ` + "read:office,read:company,read:person,read:rfb,read:simples,read:certificate,read:map,read:street,read:graphql,read:ccc,read:suframa" + `.
 grant --credits adds credits to today's balance (the daily refill at 00:00 UTC resets it
 to the plan allowance); a lasting change is grant --plan.
 `
