@@ -25,12 +25,6 @@ var SnapshotTables string
 //go:embed snapshot/indexes.sql
 var SnapshotIndexes string
 
-// SnapshotZips derives the postal codes from the loaded offices, in the
-// snapshot's schema (the import's derive phase).
-//
-//go:embed snapshot/zips.sql
-var SnapshotZips string
-
 // Open connects to PostgreSQL and checks the connection within timeout.
 func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 	d, err := sqlx.Open("postgres", url)

@@ -242,8 +242,8 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			}
 			return r.loadBig(ctx)
 		}},
-		{"derive (persons, Simples periods, postal codes)", func() error {
-			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, []string{zipsSQL, periods})
+		{"derive (persons, Simples periods)", func() error {
+			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, []string{periods})
 		}},
 		{"indexes", func() error { return r.parallel(ctx, nil, indexStatements()) }},
 		{"analyze", func() error { return r.parallel(ctx, nil, analyze) }},

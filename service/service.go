@@ -19,6 +19,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
 // Service answers the lookups. Safe for concurrent use.
@@ -33,6 +34,7 @@ type Service struct {
 	flights singleflight.Group // online fetches in progress, by portal and tax id
 
 	answers    *lru.Cache[answerKey, []byte] // rendered company answers; nil: none
+	zips       *lru.Cache[zipKey, model.Zip] // postal codes of the live snapshot
 	answerFill singleflight.Group            // company answers being rendered
 
 	imagery  Imagery  // nil: the map and street lookups answer 503
@@ -93,6 +95,7 @@ func New(store *db.Store, opts Options) *Service {
 		}
 		s.answers = lru.New[answerKey, []byte](n)
 	}
+	s.zips = lru.New[zipKey, model.Zip](zipCacheEntries)
 	return s
 }
 

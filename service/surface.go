@@ -25,22 +25,36 @@ const MsgZipNotFound = "zip code not found: no establishment of the registry use
 // MsgNoCredits is the 404 of /credit on a server that keeps no accounts.
 const MsgNoCredits = "credits are not accounted: this server runs without accounts"
 
-// Zip is the postal code lookup (GET /zip/:code), from the live snapshot.
+// Zip is the postal code lookup (GET /zip/:code), from the live snapshot's
+// offices. A code's answer changes only with the snapshot, and one used by
+// thousands of offices reads them all, so answers are kept per snapshot.
 func (s *Service) Zip(ctx context.Context, code string) (model.Zip, error) {
 	return metered(ctx, s, KindZip, func(*bill) (model.Zip, error) {
-		if _, err := s.snapshot(ctx); err != nil {
+		codes, err := s.snapshot(ctx)
+		if err != nil {
 			return model.Zip{}, err
 		}
-		z, err := s.store.Zip(ctx, code)
-		if errors.Is(err, db.ErrNoZips) {
-			return model.Zip{}, fault.E(fault.Unavailable, "postal codes are not in the live snapshot: import the dump again", err)
+		key := zipKey{snapshot: codes.Snapshot.ID, code: code}
+		if z, ok := s.zips.Get(key); ok {
+			return z, nil
 		}
+		z, err := s.store.Zip(ctx, code)
 		if err != nil {
 			return model.Zip{}, storeErr(err, MsgZipNotFound)
 		}
+		s.zips.Add(key, z, 1)
 		return z, nil
 	})
 }
+
+// zipKey names a kept postal code answer.
+type zipKey struct {
+	snapshot int64
+	code     string
+}
+
+// zipCacheEntries bounds the postal codes kept (about 200 bytes each).
+const zipCacheEntries = 50_000
 
 // ParseZip validates a CEP: 8 digits.
 func (c *Constraints) ParseZip(name, s string) string {

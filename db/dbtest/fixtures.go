@@ -212,8 +212,6 @@ func LoadFixture(t testing.TB, d *sqlx.DB) int64 {
 	for id, p := range persons {
 		ex(`INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,$5,$6)`, id, p.Type, nullIf(p.TaxID), p.Name, nullIf(p.Age), nullIf(p.Country))
 	}
-	// The postal codes, derived from the offices as an import does.
-	ex(`BEGIN; SET LOCAL search_path TO ` + db.LiveSchema + `; ` + db.SnapshotZips + `; COMMIT`)
 	var snapID int64
 	if err := d.Get(&snapID, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
 		VALUES ('live', '2025-12', $1, now()) RETURNING id`, ReferenceDate); err != nil {

@@ -36,7 +36,7 @@ CREATE TABLE offices (
     number               text,
     details              text,
     district             text,
-    zip                  text,
+    zip                  text COLLATE "C", -- CEP, 8 digits (byte order: the postal code lookup's index)
     state                text,
     municipality         text,               -- RFB/SIAFI 4-digit code
     phones               text[],             -- area and number, alternating
@@ -92,12 +92,3 @@ CREATE TABLE roles          (code text PRIMARY KEY, text text);
 CREATE TABLE countries      (code text PRIMARY KEY, text text, m49 integer);
 CREATE TABLE municipalities (code text PRIMARY KEY, text text, ibge integer, state text);
 
--- Postal codes (CEP) as the offices use them, derived after the load
--- (snapshot/zips.sql): per code, the most common address of its offices.
-CREATE TABLE zips (
-    code                 text COLLATE "C" NOT NULL,      -- 8 digits
-    municipality         text,               -- RFB/SIAFI 4-digit code
-    street               text,               -- null for post office boxes
-    number               text,               -- only for a code of one address
-    district             text                -- null for post office boxes
-);
