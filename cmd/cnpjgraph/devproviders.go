@@ -91,7 +91,7 @@ func printDevFeatures(ctx context.Context, d *sqlx.DB, notes []string, key, base
 		fmt.Printf("dev: %s\n", n)
 	}
 	zip := "70836900"
-	_ = d.GetContext(ctx, &zip, `SELECT zip FROM `+db.LiveSchema+`.zips z JOIN `+db.LiveSchema+`.offices o ON o.zip = z.code WHERE o.tax_id = $1`, taxID)
+	_ = d.GetContext(ctx, &zip, `SELECT zip FROM `+db.LiveSchema+`.offices WHERE tax_id = $1 AND zip ~ '^[0-9]{8}$'`, taxID)
 	fmt.Printf(`
     curl -H 'Authorization: %[1]s' -o map.png '%[2]s/office/%[3]s/map'
     curl -H 'Authorization: %[1]s' -o street.png '%[2]s/office/%[3]s/street?width=320&height=240'
