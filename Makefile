@@ -47,9 +47,11 @@ generate-check:
 	   echo "generated code was stale: 'go tool gqlgen generate' changed graph/ or graphqlapi/; review and commit"; exit 1; \
 	 fi
 
-# The playground's browser test needs Debian's chromium.
+# The playground's browser test needs Debian's chromium; sdkcheck runs the
+# official CNPJá client (npm).
 unit:
 	@scripts/test-tools.sh
+	@scripts/sdk-check.sh
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/postgres.sh)}"; \
 	 export TEST_REDIS_URL="$${TEST_REDIS_URL:-$$(scripts/redis.sh)}"; \
 	 $(GO) test -race -count=1 -timeout 15m ./...

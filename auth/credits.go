@@ -95,7 +95,7 @@ func (m Meter) Admit(ctx context.Context, permission string) error {
 			return &RateLimitError{RetryAfter: d.Reset}
 		}
 	}
-	if !st.p.Permissions.Has(permission) {
+	if permission != "" && !st.p.Permissions.Has(permission) { // "": any valid credential
 		return &PrivilegeError{Permission: permission}
 	}
 	return nil

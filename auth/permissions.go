@@ -21,6 +21,8 @@ var (
 	ReadMap         = service.ReadMap
 	ReadStreet      = service.ReadStreet
 	ReadGraphQL     = service.ReadGraphQL
+	ReadCCC         = service.ReadCCC
+	ReadSuframa     = service.ReadSuframa
 )
 
 // AllPermissions lists every permission, in a stable order.
@@ -119,7 +121,7 @@ func DoorPermission(r *http.Request) string {
 // "" for every other path.
 func FilePermission(path string) string {
 	switch {
-	case path == "/rfb/certificate", path == "/simples/certificate":
+	case path == "/rfb/certificate", path == "/simples/certificate", path == "/ccc/certificate", path == "/suframa/certificate":
 		return ReadCertificate
 	case strings.HasPrefix(path, "/office/") && strings.HasSuffix(path, "/map"):
 		return ReadMap

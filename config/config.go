@@ -82,10 +82,11 @@ type Auth struct {
 type Upstream struct {
 	URL             string        `env:"UPSTREAM_URL"`
 	Key             string        `env:"UPSTREAM_KEY"`
-	Portals         []string      `env:"UPSTREAM_PORTALS" envDefault:"rfb,simples,ccc"`
+	Portals         []string      `env:"UPSTREAM_PORTALS" envDefault:"rfb,simples,ccc,suframa"`
 	TimeoutRFB      time.Duration `env:"UPSTREAM_TIMEOUT_RFB" envDefault:"5s"`
 	TimeoutSimples  time.Duration `env:"UPSTREAM_TIMEOUT_SIMPLES" envDefault:"5s"`
 	TimeoutCCC      time.Duration `env:"UPSTREAM_TIMEOUT_CCC" envDefault:"5s"`
+	TimeoutSuframa  time.Duration `env:"UPSTREAM_TIMEOUT_SUFRAMA" envDefault:"5s"`
 	Retries         int           `env:"UPSTREAM_RETRIES" envDefault:"2"`
 	BreakerFailures int           `env:"UPSTREAM_BREAKER_FAILURES" envDefault:"5"`
 	BreakerCooldown time.Duration `env:"UPSTREAM_BREAKER_COOLDOWN" envDefault:"30s"`
@@ -230,6 +231,7 @@ func (c Config) validate() error {
 		"DB_STATEMENT_TIMEOUT": c.Database.StatementTimeout, "DB_CONN_MAX_LIFETIME": c.Database.ConnMaxLifetime,
 		"DB_CONN_MAX_IDLE_TIME": c.Database.ConnMaxIdleTime, "UPSTREAM_TIMEOUT_RFB": c.Upstream.TimeoutRFB,
 		"UPSTREAM_TIMEOUT_SIMPLES": c.Upstream.TimeoutSimples, "UPSTREAM_TIMEOUT_CCC": c.Upstream.TimeoutCCC,
+		"UPSTREAM_TIMEOUT_SUFRAMA":  c.Upstream.TimeoutSuframa,
 		"UPSTREAM_BREAKER_COOLDOWN": c.Upstream.BreakerCooldown, "MAP_TIMEOUT": c.Images.MapTimeout,
 		"GEOCODER_TIMEOUT": c.Images.GeocoderTimeout, "STREET_TIMEOUT": c.Images.StreetTimeout,
 	}
@@ -283,8 +285,8 @@ func (c Config) validate() error {
 		}
 	}
 	for _, p := range c.Upstream.Portals {
-		if !slices.Contains([]string{service.PortalRegistry, service.PortalSimples, service.PortalRegistrations}, p) {
-			bad("UPSTREAM_PORTALS", "%q is not a portal (want rfb, simples, ccc)", p)
+		if !slices.Contains([]string{service.PortalRegistry, service.PortalSimples, service.PortalRegistrations, service.PortalSuframa}, p) {
+			bad("UPSTREAM_PORTALS", "%q is not a portal (want rfb, simples, ccc, suframa)", p)
 		}
 	}
 	if !slices.Contains(service.Strategies, service.Strategy(c.Upstream.Strategy)) {
@@ -327,5 +329,6 @@ func (u Upstream) Timeouts() map[string]time.Duration {
 		service.PortalRegistry:      u.TimeoutRFB,
 		service.PortalSimples:       u.TimeoutSimples,
 		service.PortalRegistrations: u.TimeoutCCC,
+		service.PortalSuframa:       u.TimeoutSuframa,
 	}
 }

@@ -15,7 +15,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Server.Addr != ":8080" || c.Server.RequestTimeout != 10*time.Second || c.Database.StatementTimeout != 11*time.Second ||
-		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc"}) || c.Images.GeocoderCache != 10000 {
+		c.Prices.Street != 10 || !slices.Equal(c.Upstream.Portals, []string{"rfb", "simples", "ccc", "suframa"}) || c.Images.GeocoderCache != 10000 {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.DevListenAddr() != "127.0.0.1:8080" || c.Server.MaxBodyBytes != 1<<20 || c.Auth.RedisTimeout != 50*time.Millisecond || c.Server.MetricsAddr != "" {

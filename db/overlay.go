@@ -15,6 +15,11 @@ const (
 	PortalRegistry      = "rfb"     // federal registry record: office, company, members
 	PortalSimples       = "simples" // Simples Nacional and SIMEI, with history
 	PortalRegistrations = "ccc"     // state registrations, every state
+	PortalSuframa       = "suframa" // SUFRAMA registrations
+	// Records the overlay keeps that are not a portal's answer as the
+	// office lookup reads it.
+	PortalCCCRecord = "ccc-record" // the whole CCC record (GET /ccc): name, origin state, registrations
+	PortalGeocode   = "geocode"    // the geocoder's answer for the office's address
 )
 
 // OverlayRecord is one portal's answer fetched online for one tax id.
@@ -51,6 +56,29 @@ func Overlay(ctx context.Context, q sqlx.QueryerContext, taxID string) (map[stri
 	return out, nil
 }
 
+// OverlayRecordOf returns one overlay record of a tax id; false when there
+// is none.
+func OverlayRecordOf(ctx context.Context, q sqlx.QueryerContext, taxID, portal string) (OverlayRecord, bool, error) {
+	const query = `SELECT tax_id, portal, updated, body FROM overlay_records WHERE tax_id = $1 AND portal = $2`
+	rows, err := q.QueryxContext(ctx, query, taxID, portal)
+	if err != nil {
+		return OverlayRecord{}, false, fmt.Errorf("read overlay: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var r OverlayRecord
+	found := rows.Next()
+	if found {
+		if err := rows.StructScan(&r); err != nil {
+			return OverlayRecord{}, false, fmt.Errorf("read overlay: %w", err)
+		}
+		r.Updated = r.Updated.UTC()
+	}
+	if err := rows.Err(); err != nil {
+		return OverlayRecord{}, false, fmt.Errorf("read overlay: %w", err)
+	}
+	return r, found, nil
+}
+
 // SaveOverlay upserts a record by (tax id, portal). An older record never
 // replaces a newer one, so two fetches that finish out of order keep the
 // fresher data.
@@ -67,9 +95,10 @@ func SaveOverlay(ctx context.Context, e sqlx.ExecerContext, r OverlayRecord) err
 // PruneOverlay deletes the overlay records obtained before olderThan and
 // returns how many went. An import calls it with its reference date: the
 // snapshot it swapped in is newer than those records, so they would never
-// be served again.
+// be served again. Geocoder answers stay: they are kept with the address
+// they place, which a new dump does not make older.
 func PruneOverlay(ctx context.Context, e sqlx.ExecerContext, olderThan time.Time) (int64, error) {
-	res, err := e.ExecContext(ctx, `DELETE FROM overlay_records WHERE updated < $1`, olderThan)
+	res, err := e.ExecContext(ctx, `DELETE FROM overlay_records WHERE updated < $1 AND portal <> '`+PortalGeocode+`'`, olderThan)
 	if err != nil {
 		return 0, fmt.Errorf("prune overlay: %w", err)
 	}

@@ -78,6 +78,8 @@ const (
 	MsgPersonNotFound  = "person not found"
 	MsgCacheMissing    = "cached data unavailable"
 	MsgOffline         = "rfb data fetching is offline"
+	MsgOfflineCCC      = "ccc data fetching is offline"
+	MsgOfflineSuframa  = "suframa data fetching is offline"
 	MsgTimeout         = "failed to fulfill request within timeout"
 	MsgUnexpected      = "unexpected error"
 	MsgDatabaseDown    = "database is unavailable"

@@ -51,6 +51,8 @@ type ComplexityRoot struct {
 		Country       func(childComplexity int) int
 		Details       func(childComplexity int) int
 		DistrictOrNil func(childComplexity int) int
+		Latitude      func(childComplexity int) int
+		Longitude     func(childComplexity int) int
 		Municipality  func(childComplexity int) int
 		NumberOrNil   func(childComplexity int) int
 		StateOrNil    func(childComplexity int) int
@@ -84,6 +86,11 @@ type ComplexityRoot struct {
 	Email struct {
 		Address func(childComplexity int) int
 		Domain  func(childComplexity int) int
+	}
+
+	Link struct {
+		Type func(childComplexity int) int
+		URL  func(childComplexity int) int
 	}
 
 	Member struct {
@@ -124,6 +131,7 @@ type ComplexityRoot struct {
 		Emails         func(childComplexity int) int
 		Founded        func(childComplexity int) int
 		Head           func(childComplexity int) int
+		Links          func(childComplexity int) int
 		MainActivity   func(childComplexity int) int
 		Phones         func(childComplexity int) int
 		Reason         func(childComplexity int) int
@@ -133,6 +141,7 @@ type ComplexityRoot struct {
 		SpecialDate    func(childComplexity int) int
 		Status         func(childComplexity int) int
 		StatusDate     func(childComplexity int) int
+		Suframa        func(childComplexity int) int
 		TaxID          func(childComplexity int) int
 		Updated        func(childComplexity int) int
 	}
@@ -147,6 +156,15 @@ type ComplexityRoot struct {
 	OfficeEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	OfficeSuframa struct {
+		ApprovalDate func(childComplexity int) int
+		Approved     func(childComplexity int) int
+		Incentives   func(childComplexity int) int
+		Number       func(childComplexity int) int
+		Since        func(childComplexity int) int
+		Status       func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -172,8 +190,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Company func(childComplexity int, id string) int
-		Office  func(childComplexity int, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int) int
-		Offices func(childComplexity int, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int) int
+		Office  func(childComplexity int, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
+		Offices func(childComplexity int, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
 		Person  func(childComplexity int, id string) int
 		Rfb     func(childComplexity int, taxID string, strategy *Strategy, maxAge *int, maxStale *int) int
 		Simples func(childComplexity int, taxID string, history *bool, strategy *Strategy, maxAge *int, maxStale *int) int
@@ -254,6 +272,18 @@ type ComplexityRoot struct {
 		ID        func(childComplexity int) int
 		TextOrNil func(childComplexity int) int
 	}
+
+	SuframaIncentive struct {
+		Basis   func(childComplexity int) int
+		Benefit func(childComplexity int) int
+		Purpose func(childComplexity int) int
+		Tribute func(childComplexity int) int
+	}
+
+	SuframaStatus struct {
+		ID        func(childComplexity int) int
+		TextOrNil func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -274,8 +304,8 @@ type PersonResolver interface {
 	Membership(ctx context.Context, obj *model.Person, first *int, after *string) (*MembershipConnection, error)
 }
 type QueryResolver interface {
-	Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int) (*model.Office, error)
-	Offices(ctx context.Context, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int) ([]*model.Office, error)
+	Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) (*model.Office, error)
+	Offices(ctx context.Context, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) ([]*model.Office, error)
 	Company(ctx context.Context, id string) (*model.Company, error)
 	Person(ctx context.Context, id string) (*model.Person, error)
 	Rfb(ctx context.Context, taxID string, strategy *Strategy, maxAge *int, maxStale *int) (*RegistryRecord, error)
@@ -337,6 +367,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Address.DistrictOrNil(childComplexity), true
+	case "Address.latitude":
+		if e.ComplexityRoot.Address.Latitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Latitude(childComplexity), true
+	case "Address.longitude":
+		if e.ComplexityRoot.Address.Longitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Longitude(childComplexity), true
 	case "Address.municipality":
 		if e.ComplexityRoot.Address.Municipality == nil {
 			break
@@ -472,6 +514,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Email.Domain(childComplexity), true
+
+	case "Link.type":
+		if e.ComplexityRoot.Link.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Type(childComplexity), true
+	case "Link.url":
+		if e.ComplexityRoot.Link.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.URL(childComplexity), true
 
 	case "Member.agent":
 		if e.ComplexityRoot.Member.Agent == nil {
@@ -610,6 +665,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Office.Head(childComplexity), true
+	case "Office.links":
+		if e.ComplexityRoot.Office.Links == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Office.Links(childComplexity), true
 	case "Office.mainActivity":
 		if e.ComplexityRoot.Office.MainActivity == nil {
 			break
@@ -664,6 +725,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Office.StatusDate(childComplexity), true
+	case "Office.suframa":
+		if e.ComplexityRoot.Office.Suframa == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Office.Suframa(childComplexity), true
 	case "Office.taxId":
 		if e.ComplexityRoot.Office.TaxID == nil {
 			break
@@ -714,6 +781,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OfficeEdge.Node(childComplexity), true
+
+	case "OfficeSuframa.approvalDate":
+		if e.ComplexityRoot.OfficeSuframa.ApprovalDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.ApprovalDate(childComplexity), true
+	case "OfficeSuframa.approved":
+		if e.ComplexityRoot.OfficeSuframa.Approved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.Approved(childComplexity), true
+	case "OfficeSuframa.incentives":
+		if e.ComplexityRoot.OfficeSuframa.Incentives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.Incentives(childComplexity), true
+	case "OfficeSuframa.number":
+		if e.ComplexityRoot.OfficeSuframa.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.Number(childComplexity), true
+	case "OfficeSuframa.since":
+		if e.ComplexityRoot.OfficeSuframa.Since == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.Since(childComplexity), true
+	case "OfficeSuframa.status":
+		if e.ComplexityRoot.OfficeSuframa.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSuframa.Status(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -817,7 +921,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Office(childComplexity, args["taxId"].(string), args["simples"].(*bool), args["registrations"].([]string), args["strategy"].(*Strategy), args["maxAge"].(*int), args["maxStale"].(*int)), true
+		return e.ComplexityRoot.Query.Office(childComplexity, args["taxId"].(string), args["simples"].(*bool), args["registrations"].([]string), args["strategy"].(*Strategy), args["maxAge"].(*int), args["maxStale"].(*int), args["simplesHistory"].(*bool), args["suframa"].(*bool), args["geocoding"].(*bool), args["links"].([]string)), true
 	case "Query.offices":
 		if e.ComplexityRoot.Query.Offices == nil {
 			break
@@ -828,7 +932,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Offices(childComplexity, args["taxIds"].([]string), args["simples"].(*bool), args["registrations"].([]string), args["strategy"].(*Strategy), args["maxAge"].(*int), args["maxStale"].(*int)), true
+		return e.ComplexityRoot.Query.Offices(childComplexity, args["taxIds"].([]string), args["simples"].(*bool), args["registrations"].([]string), args["strategy"].(*Strategy), args["maxAge"].(*int), args["maxStale"].(*int), args["simplesHistory"].(*bool), args["suframa"].(*bool), args["geocoding"].(*bool), args["links"].([]string)), true
 	case "Query.person":
 		if e.ComplexityRoot.Query.Person == nil {
 			break
@@ -1149,6 +1253,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Status.TextOrNil(childComplexity), true
 
+	case "SuframaIncentive.basis":
+		if e.ComplexityRoot.SuframaIncentive.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaIncentive.Basis(childComplexity), true
+	case "SuframaIncentive.benefit":
+		if e.ComplexityRoot.SuframaIncentive.Benefit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaIncentive.Benefit(childComplexity), true
+	case "SuframaIncentive.purpose":
+		if e.ComplexityRoot.SuframaIncentive.Purpose == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaIncentive.Purpose(childComplexity), true
+	case "SuframaIncentive.tribute":
+		if e.ComplexityRoot.SuframaIncentive.Tribute == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaIncentive.Tribute(childComplexity), true
+
+	case "SuframaStatus.id":
+		if e.ComplexityRoot.SuframaStatus.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaStatus.ID(childComplexity), true
+	case "SuframaStatus.text":
+		if e.ComplexityRoot.SuframaStatus.TextOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuframaStatus.TextOrNil(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1373,6 +1515,54 @@ type Office {
   sideActivities: [Activity!]!
   "State registrations; only when requested with ` + "`" + `registrations` + "`" + `."
   registrations: [Registration!]
+  "SUFRAMA registrations (empty when none); only when requested with ` + "`" + `suframa` + "`" + `."
+  suframa: [OfficeSuframa!]
+  "Links to files about this establishment, signed for the caller; only when requested with ` + "`" + `links` + "`" + `."
+  links: [Link!]
+}
+
+"A registration at the SUFRAMA (Superintendência da Zona Franca de Manaus)."
+type OfficeSuframa {
+  "Registration number."
+  number: String!
+  "Date of registration."
+  since: Date
+  "Whether the project is approved."
+  approved: Boolean!
+  "Date of the project's approval."
+  approvalDate: Date
+  "Registration status: 1 Ativa, 2 Inativa, 3 Bloqueada, 4 Cancelada, 5 Cancelada Ag. Rec."
+  status: SuframaStatus!
+  "Tax incentives."
+  incentives: [SuframaIncentive!]!
+}
+
+"Status of a SUFRAMA registration."
+type SuframaStatus {
+  "Status code."
+  id: Int!
+  "Status name."
+  text: String
+}
+
+"A tax incentive of a SUFRAMA registration."
+type SuframaIncentive {
+  "The tax: ICMS or IPI."
+  tribute: String!
+  "The benefit (Isenção, ...)."
+  benefit: String!
+  "What it is for."
+  purpose: String!
+  "Its legal basis."
+  basis: String!
+}
+
+"A public link to a file about an establishment."
+type Link {
+  "RFB_CERTIFICATE, SIMPLES_CERTIFICATE, CCC_CERTIFICATE, SUFRAMA_CERTIFICATE, OFFICE_MAP or OFFICE_STREET."
+  type: String!
+  "The file's URL, signed for the caller when it carries a signature."
+  url: String!
 }
 
 "Registration status of an establishment: 1 Nula, 2 Ativa, 3 Suspensa, 4 Inapta, 8 Baixada."
@@ -1417,6 +1607,10 @@ type Address {
   state: String
   "8-digit postal code (CEP); null when none (foreign addresses)."
   zip: String
+  "Latitude (WGS 84) from the geocoder; only with ` + "`" + `geocoding` + "`" + `, null when it found nothing."
+  latitude: Float
+  "Longitude (WGS 84) from the geocoder; only with ` + "`" + `geocoding` + "`" + `, null when it found nothing."
+  longitude: Float
   "Country."
   country: Country
 }
@@ -1569,6 +1763,17 @@ type Query {
     maxAge: Int
     "Maximum age in days (1 to 3650) of cached data served when the online fetch fails; 365 when omitted."
     maxStale: Int
+    "Adds the Simples and SIMEI enrolment periods (` + "`" + `company.simples.history` + "`" + `); implies ` + "`" + `simples` + "`" + `."
+    simplesHistory: Boolean = false
+    "Adds ` + "`" + `suframa` + "`" + `, the SUFRAMA registrations (an online portal: 503 without an online source for it)."
+    suframa: Boolean = false
+    "Adds ` + "`" + `address.latitude` + "`" + ` and ` + "`" + `address.longitude` + "`" + ` from the geocoder (503 without one)."
+    geocoding: Boolean = false
+    """
+    Adds ` + "`" + `links` + "`" + ` to these files, signed for the caller, those it may open: RFB_CERTIFICATE,
+    SIMPLES_CERTIFICATE, CCC_CERTIFICATE, SUFRAMA_CERTIFICATE, OFFICE_MAP, OFFICE_STREET.
+    """
+    links: [String!]
   ): Office
 
   """
@@ -1588,6 +1793,14 @@ type Query {
     maxAge: Int
     "As in ` + "`" + `office` + "`" + `, for every item."
     maxStale: Int
+    "As in ` + "`" + `office` + "`" + `, for every item."
+    simplesHistory: Boolean = false
+    "As in ` + "`" + `office` + "`" + `, for every item."
+    suframa: Boolean = false
+    "As in ` + "`" + `office` + "`" + `, for every item."
+    geocoding: Boolean = false
+    "As in ` + "`" + `office` + "`" + `, for every item."
+    links: [String!]
   ): [Office]!
 
   "A company by its id, as GET /company/:id; null with a NOT_FOUND error when unknown."
@@ -1741,6 +1954,10 @@ func (ec *executionContext) childFields_Address(ctx context.Context, field graph
 		return ec.fieldContext_Address_state(ctx, field)
 	case "zip":
 		return ec.fieldContext_Address_zip(ctx, field)
+	case "latitude":
+		return ec.fieldContext_Address_latitude(ctx, field)
+	case "longitude":
+		return ec.fieldContext_Address_longitude(ctx, field)
 	case "country":
 		return ec.fieldContext_Address_country(ctx, field)
 	}
@@ -1801,6 +2018,16 @@ func (ec *executionContext) childFields_Email(ctx context.Context, field graphql
 		return ec.fieldContext_Email_domain(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Email", field.Name)
+}
+
+func (ec *executionContext) childFields_Link(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_Link_type(ctx, field)
+	case "url":
+		return ec.fieldContext_Link_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Link", field.Name)
 }
 
 func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1901,6 +2128,10 @@ func (ec *executionContext) childFields_Office(ctx context.Context, field graphq
 		return ec.fieldContext_Office_sideActivities(ctx, field)
 	case "registrations":
 		return ec.fieldContext_Office_registrations(ctx, field)
+	case "suframa":
+		return ec.fieldContext_Office_suframa(ctx, field)
+	case "links":
+		return ec.fieldContext_Office_links(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Office", field.Name)
 }
@@ -1927,6 +2158,24 @@ func (ec *executionContext) childFields_OfficeEdge(ctx context.Context, field gr
 		return ec.fieldContext_OfficeEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OfficeEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_OfficeSuframa(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_OfficeSuframa_number(ctx, field)
+	case "since":
+		return ec.fieldContext_OfficeSuframa_since(ctx, field)
+	case "approved":
+		return ec.fieldContext_OfficeSuframa_approved(ctx, field)
+	case "approvalDate":
+		return ec.fieldContext_OfficeSuframa_approvalDate(ctx, field)
+	case "status":
+		return ec.fieldContext_OfficeSuframa_status(ctx, field)
+	case "incentives":
+		return ec.fieldContext_OfficeSuframa_incentives(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OfficeSuframa", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2121,6 +2370,30 @@ func (ec *executionContext) childFields_Status(ctx context.Context, field graphq
 		return ec.fieldContext_Status_text(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Status", field.Name)
+}
+
+func (ec *executionContext) childFields_SuframaIncentive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tribute":
+		return ec.fieldContext_SuframaIncentive_tribute(ctx, field)
+	case "benefit":
+		return ec.fieldContext_SuframaIncentive_benefit(ctx, field)
+	case "purpose":
+		return ec.fieldContext_SuframaIncentive_purpose(ctx, field)
+	case "basis":
+		return ec.fieldContext_SuframaIncentive_basis(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuframaIncentive", field.Name)
+}
+
+func (ec *executionContext) childFields_SuframaStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SuframaStatus_id(ctx, field)
+	case "text":
+		return ec.fieldContext_SuframaStatus_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuframaStatus", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2362,6 +2635,38 @@ func (ec *executionContext) field_Query_office_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["maxStale"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "simplesHistory",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["simplesHistory"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "suframa",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["suframa"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "geocoding",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["geocoding"] = arg8
+	arg9, err := graphql.ProcessArgField(ctx, rawArgs, "links",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["links"] = arg9
 	return args, nil
 }
 
@@ -2416,6 +2721,38 @@ func (ec *executionContext) field_Query_offices_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["maxStale"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "simplesHistory",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["simplesHistory"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "suframa",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["suframa"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "geocoding",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["geocoding"] = arg8
+	arg9, err := graphql.ProcessArgField(ctx, rawArgs, "links",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["links"] = arg9
 	return args, nil
 }
 
@@ -2805,6 +3142,52 @@ func (ec *executionContext) _Address_zip(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Address_zip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_latitude(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_latitude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Latitude(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Address_latitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Address_longitude(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_longitude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Longitude(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Address_longitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _Address_country(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3289,6 +3672,52 @@ func (ec *executionContext) _Email_domain(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Email_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Email", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_type(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_url(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Member_since(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
@@ -4230,6 +4659,70 @@ func (ec *executionContext) fieldContext_Office_registrations(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Office_suframa(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Office_suframa(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Suframa, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Suframa) graphql.Marshaler {
+			return ec.marshalOOfficeSuframa2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Office_suframa(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Office",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OfficeSuframa(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Office_links(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Office_links(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Links, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Link) graphql.Marshaler {
+			return ec.marshalOLink2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐLinkᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Office_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Office",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OfficeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *OfficeConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4399,6 +4892,162 @@ func (ec *executionContext) fieldContext_OfficeEdge_node(_ context.Context, fiel
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Office(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OfficeSuframa_number(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSuframa_since(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_since(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Since, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODate2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSuframa_approved(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_approved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_approved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSuframa_approvalDate(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_approvalDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODate2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_approvalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSuframa_status(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Code) graphql.Marshaler {
+			return ec.marshalNSuframaStatus2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSuframa",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuframaStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OfficeSuframa_incentives(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSuframa_incentives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Incentives, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SuframaIncentive) graphql.Marshaler {
+			return ec.marshalNSuframaIncentive2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaIncentiveᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSuframa_incentives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSuframa",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuframaIncentive(ctx, field)
 		},
 	}
 	return fc, nil
@@ -4720,7 +5369,7 @@ func (ec *executionContext) _Query_office(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Office(ctx, fc.Args["taxId"].(string), fc.Args["simples"].(*bool), fc.Args["registrations"].([]string), fc.Args["strategy"].(*Strategy), fc.Args["maxAge"].(*int), fc.Args["maxStale"].(*int))
+			return ec.Resolvers.Query().Office(ctx, fc.Args["taxId"].(string), fc.Args["simples"].(*bool), fc.Args["registrations"].([]string), fc.Args["strategy"].(*Strategy), fc.Args["maxAge"].(*int), fc.Args["maxStale"].(*int), fc.Args["simplesHistory"].(*bool), fc.Args["suframa"].(*bool), fc.Args["geocoding"].(*bool), fc.Args["links"].([]string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Office) graphql.Marshaler {
@@ -4764,7 +5413,7 @@ func (ec *executionContext) _Query_offices(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Offices(ctx, fc.Args["taxIds"].([]string), fc.Args["simples"].(*bool), fc.Args["registrations"].([]string), fc.Args["strategy"].(*Strategy), fc.Args["maxAge"].(*int), fc.Args["maxStale"].(*int))
+			return ec.Resolvers.Query().Offices(ctx, fc.Args["taxIds"].([]string), fc.Args["simples"].(*bool), fc.Args["registrations"].([]string), fc.Args["strategy"].(*Strategy), fc.Args["maxAge"].(*int), fc.Args["maxStale"].(*int), fc.Args["simplesHistory"].(*bool), fc.Args["suframa"].(*bool), fc.Args["geocoding"].(*bool), fc.Args["links"].([]string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Office) graphql.Marshaler {
@@ -6243,6 +6892,144 @@ func (ec *executionContext) fieldContext_Status_text(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Status", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SuframaIncentive_tribute(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaIncentive_tribute(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tribute, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaIncentive_tribute(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SuframaIncentive_benefit(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaIncentive_benefit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Benefit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaIncentive_benefit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SuframaIncentive_purpose(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaIncentive_purpose(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Purpose, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaIncentive_purpose(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SuframaIncentive_basis(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaIncentive_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaIncentive_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SuframaStatus_id(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaStatus_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaStatus_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SuframaStatus_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuframaStatus_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TextOrNil(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SuframaStatus_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuframaStatus", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7405,6 +8192,16 @@ func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "latitude":
+			out.Values[i] = ec._Address_latitude(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "longitude":
+			out.Values[i] = ec._Address_longitude(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "country":
 			out.Values[i] = ec._Address_country(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -7685,6 +8482,49 @@ func (ec *executionContext) _Email(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "domain":
 			out.Values[i] = ec._Email_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkImplementors = []string{"Link"}
+
+func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj *model.Link) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Link")
+		case "type":
+			out.Values[i] = ec._Link_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._Link_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8117,6 +8957,16 @@ func (ec *executionContext) _Office(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "suframa":
+			out.Values[i] = ec._Office_suframa(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "links":
+			out.Values[i] = ec._Office_links(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8210,6 +9060,69 @@ func (ec *executionContext) _OfficeEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "node":
 			out.Values[i] = ec._OfficeEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var officeSuframaImplementors = []string{"OfficeSuframa"}
+
+func (ec *executionContext) _OfficeSuframa(ctx context.Context, sel ast.SelectionSet, obj *model.Suframa) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, officeSuframaImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OfficeSuframa")
+		case "number":
+			out.Values[i] = ec._OfficeSuframa_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "since":
+			out.Values[i] = ec._OfficeSuframa_since(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approved":
+			out.Values[i] = ec._OfficeSuframa_approved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvalDate":
+			out.Values[i] = ec._OfficeSuframa_approvalDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._OfficeSuframa_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "incentives":
+			out.Values[i] = ec._OfficeSuframa_incentives(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -9173,6 +10086,102 @@ func (ec *executionContext) _Status(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var suframaIncentiveImplementors = []string{"SuframaIncentive"}
+
+func (ec *executionContext) _SuframaIncentive(ctx context.Context, sel ast.SelectionSet, obj *model.SuframaIncentive) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suframaIncentiveImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuframaIncentive")
+		case "tribute":
+			out.Values[i] = ec._SuframaIncentive_tribute(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "benefit":
+			out.Values[i] = ec._SuframaIncentive_benefit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "purpose":
+			out.Values[i] = ec._SuframaIncentive_purpose(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "basis":
+			out.Values[i] = ec._SuframaIncentive_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var suframaStatusImplementors = []string{"SuframaStatus"}
+
+func (ec *executionContext) _SuframaStatus(ctx context.Context, sel ast.SelectionSet, obj *model.Code) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suframaStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuframaStatus")
+		case "id":
+			out.Values[i] = ec._SuframaStatus_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._SuframaStatus_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -9739,6 +10748,10 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) marshalNLink2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v model.Link) graphql.Marshaler {
+	return ec._Link(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNMember2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMember(ctx context.Context, sel ast.SelectionSet, v model.Member) graphql.Marshaler {
 	return ec._Member(ctx, sel, &v)
 }
@@ -9883,6 +10896,10 @@ func (ec *executionContext) marshalNOfficeEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnp
 	return ret
 }
 
+func (ec *executionContext) marshalNOfficeSuframa2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframa(ctx context.Context, sel ast.SelectionSet, v model.Suframa) graphql.Marshaler {
+	return ec._OfficeSuframa(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -10006,6 +11023,30 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSuframaIncentive2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaIncentive(ctx context.Context, sel ast.SelectionSet, v model.SuframaIncentive) graphql.Marshaler {
+	return ec._SuframaIncentive(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSuframaIncentive2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaIncentiveᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SuframaIncentive) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuframaIncentive2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaIncentive(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuframaStatus2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx context.Context, sel ast.SelectionSet, v model.Code) graphql.Marshaler {
+	return ec._SuframaStatus(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -10221,6 +11262,23 @@ func (ec *executionContext) marshalODate2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -10237,6 +11295,25 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOLink2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐLinkᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Link) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLink2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐLink(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOMember2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Member) graphql.Marshaler {
@@ -10277,6 +11354,25 @@ func (ec *executionContext) marshalOOfficeConnection2ᚖgithubᚗcomᚋcnpjgraph
 		return graphql.Null
 	}
 	return ec._OfficeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOfficeSuframa2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframaᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Suframa) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOfficeSuframa2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframa(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx context.Context, sel ast.SelectionSet, v *model.Person) graphql.Marshaler {

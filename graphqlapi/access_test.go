@@ -25,6 +25,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/upstream"
+	"github.com/cnpjgraph/cnpjgraph/upstream/upstreamtest"
 )
 
 // accessEnv is the whole server (REST and GraphQL) with accounts, an online
@@ -56,9 +57,12 @@ func newAccessEnv(t *testing.T) *accessEnv {
 	// The online source: an instance without accounts over the same data.
 	central := rest.NewRouter(rest.Deps{Service: service.New(db.NewStore(d, db.StoreOptions{}),
 		service.Options{Now: func() time.Time { return now }})})
+	// In front of it, the online-only portals (CCC, SUFRAMA) as the
+	// commercial API answers them.
+	portals := &upstreamtest.Portals{Next: central, Updated: now}
 	source := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.upstream.Add(1)
-		central.ServeHTTP(w, r)
+		portals.ServeHTTP(w, r)
 	}))
 	t.Cleanup(source.Close)
 	client, err := upstream.New(upstream.Config{URL: source.URL})
@@ -85,9 +89,20 @@ func newAccessEnv(t *testing.T) *accessEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.auth.Close() })
+	// A geocoder that places every address at the same point.
+	geo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"lat":"-15.78","lon":"-47.88"}]`))
+	}))
+	t.Cleanup(geo.Close)
+	geocoder, err := imagery.NewGeocoder(geo.URL, time.Second, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
 		Now: func() time.Time { return now }, Source: client, Meter: e.auth.Meter(),
-		Imagery: &imagery.Provider{Maps: maps, Street: street, Locator: &imagery.Locator{Seats: seats}},
+		Imagery:  &imagery.Provider{Maps: maps, Street: street, Locator: &imagery.Locator{Seats: seats}},
+		Geocoder: geocoder, SignLink: e.auth.SignLink,
 	})
 	e.h = rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second,
 		Authenticate: e.auth.Middleware(auth.DoorPermission, rest.RenderError),
@@ -199,7 +214,7 @@ func TestAccessMatrix(t *testing.T) {
 	}
 	prices := service.DefaultPrices
 	everything := []string{auth.ReadGraphQL, auth.ReadOffice, auth.ReadCompany, auth.ReadPerson, auth.ReadRFB,
-		auth.ReadSimples, auth.ReadCertificate, auth.ReadMap, auth.ReadStreet}
+		auth.ReadSimples, auth.ReadCertificate, auth.ReadMap, auth.ReadStreet, auth.ReadCCC, auth.ReadSuframa}
 
 	rows := []struct {
 		name       string
@@ -230,6 +245,20 @@ func TestAccessMatrix(t *testing.T) {
 		{"simples certificate", auth.ReadCertificate, 0, []string{"/simples/certificate?taxId=" + dbtest.SerproBranch}, "", 1, prices.Certificate},
 		{"map", auth.ReadMap, 0, []string{office + "/map?width=80&height=80"}, "", 1, prices.Map},
 		{"street", auth.ReadStreet, 0, []string{office + "/street?width=80&height=80"}, "", 1, prices.Street},
+
+		// The rest of a CNPJá client's surface (REST only: GraphQL has no
+		// root field for them), and the office lookup's options.
+		{"ccc", auth.ReadCCC, 0, []string{"/ccc?states=BR&strategy=ONLINE&taxId=" + dbtest.SerproBranch}, "", 1, prices.Online},
+		{"suframa", auth.ReadSuframa, 0, []string{"/suframa?strategy=ONLINE&taxId=" + dbtest.BigHead}, "", 1, prices.Online},
+		{"ccc certificate", auth.ReadCertificate, 0, []string{"/ccc/certificate?state=DF&taxId=" + dbtest.SerproBranch}, "", 1, prices.Certificate + prices.Online},
+		{"suframa certificate", auth.ReadCertificate, 0, []string{"/suframa/certificate?taxId=" + dbtest.BigHead}, "", 1, prices.Certificate + prices.Online},
+		{"zip", auth.ReadOffice, 0, []string{"/zip/70836900"}, "", 1, 0},
+		{"office with suframa online", auth.ReadOffice, 0, []string{"/office/" + dbtest.BigHead + "?suframa=true&strategy=ONLINE"},
+			`{ office(taxId: "` + dbtest.BigHead + `", suframa: true, strategy: ONLINE) { suframa { number status { id } incentives { tribute } } } }`, 1, 2 * prices.Online},
+		{"office with geocoding online", auth.ReadOffice, 0, []string{office + "?geocoding=true&strategy=ONLINE"},
+			`{ office(taxId: "` + dbtest.SerproBranch + `", geocoding: true, strategy: ONLINE) { address { latitude longitude } } }`, 1, 2 * prices.Online},
+		{"office with links and history", auth.ReadOffice, 0, []string{office + "?simplesHistory=true&links=RFB_CERTIFICATE,OFFICE_MAP,OFFICE_STREET"},
+			`{ office(taxId: "` + dbtest.SerproBranch + `", simplesHistory: true, links: ["RFB_CERTIFICATE", "OFFICE_MAP", "OFFICE_STREET"]) { links { type url } } }`, 1, 0},
 
 		// Nested fields that reach another kind of lookup are that lookup.
 		{"company's offices from an office", auth.ReadCompany, 1, []string{office, "/company/" + dbtest.SerproRoot},

@@ -140,7 +140,7 @@ func (ListLimit) MutateOperationContext(_ context.Context, op *graphql.Operation
 // answer, which grows with these products.
 func Complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
-	c.Query.Offices = func(child int, taxIDs []string, _ *bool, _ []string, _ *graph.Strategy, _, _ *int) int {
+	c.Query.Offices = func(child int, taxIDs []string, _ *bool, _ []string, _ *graph.Strategy, _, _ *int, _, _, _ *bool, _ []string) int {
 		// More than MaxOffices is rejected with its own sentence.
 		return 1 + min(len(taxIDs), service.MaxOffices)*child
 	}

@@ -14,9 +14,10 @@ import (
 )
 
 // Office is GET /office/:taxId.
-func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int) (*model.Office, error) {
+func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) (*model.Office, error) {
 	var cs service.Constraints
 	q := officeArgs(&cs, simples, registrations, strategy, maxAge, maxStale)
+	officeOptions(&cs, &q, simplesHistory, suframa, geocoding, links)
 	q.TaxID = cs.ParseTaxID("taxId", taxID)
 	if err := cs.Err(); err != nil {
 		return nil, err
@@ -29,9 +30,10 @@ func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool,
 }
 
 // Offices is up to service.MaxOffices office lookups at once.
-func (r *queryResolver) Offices(ctx context.Context, taxIds []string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int) ([]*model.Office, error) {
+func (r *queryResolver) Offices(ctx context.Context, taxIds []string, simples *bool, registrations []string, strategy *graph.Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) ([]*model.Office, error) {
 	var cs service.Constraints
 	q := officeArgs(&cs, simples, registrations, strategy, maxAge, maxStale)
+	officeOptions(&cs, &q, simplesHistory, suframa, geocoding, links)
 	return r.officeList(ctx, taxIds, q, cs)
 }
 

@@ -513,8 +513,45 @@ func (r *run) swap(ctx context.Context, lock *sql.Conn, id int64, ref time.Time)
 		if err != nil {
 			return fmt.Errorf("swap: %w", err)
 		}
+		r.dropRetired(ctx, lock)
 		return nil
 	}
+}
+
+// dropRetired drops the previous snapshot, now renamed out of the way. Its
+// tables' locks are taken with the same short timeout as the swap's, and
+// retried while readers that began before the swap finish with them; if
+// some never do, the next import drops it.
+func (r *run) dropRetired(ctx context.Context, lock *sql.Conn) {
+	for attempt := 1; attempt <= 60; attempt++ {
+		err := func() error {
+			tx, err := lock.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback() }()
+			if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '200ms'`); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+retiredSchema+` CASCADE`); err != nil {
+				return err
+			}
+			return tx.Commit()
+		}()
+		var pqErr *pq.Error
+		if err == nil || !errors.As(err, &pqErr) || (pqErr.Code != "55P03" && pqErr.Code != "40P01") {
+			if err != nil {
+				r.log.Warn("the previous snapshot was not dropped; the next import drops it", "err", err)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	r.log.Warn("readers kept the previous snapshot busy; the next import drops it")
 }
 
 func swapOnce(ctx context.Context, lock *sql.Conn, id int64, ref time.Time, counts, rejected string, special []string) error {
@@ -525,7 +562,11 @@ func swapOnce(ctx context.Context, lock *sql.Conn, id int64, ref time.Time, coun
 	defer func() { _ = tx.Rollback() }()
 	var live bool
 	steps := []func() error{
-		func() error { _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '2s'`); return err },
+		// Below deadlock_timeout (1s): when a reader's statement holds one
+		// of the old tables and waits for another the swap holds, the swap
+		// gives up and retries before PostgreSQL would pick the reader as a
+		// deadlock's victim. Readers never fail for an import.
+		func() error { _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '200ms'`); return err },
 		func() error {
 			return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, db.LiveSchema).Scan(&live)
 		},
@@ -538,13 +579,6 @@ func swapOnce(ctx context.Context, lock *sql.Conn, id int64, ref time.Time, coun
 		},
 		func() error {
 			_, err := tx.ExecContext(ctx, `ALTER SCHEMA `+stagingSchema+` RENAME TO `+db.LiveSchema)
-			return err
-		},
-		func() error {
-			if !live {
-				return nil
-			}
-			_, err := tx.ExecContext(ctx, `DROP SCHEMA `+retiredSchema+` CASCADE`)
 			return err
 		},
 		func() error {

@@ -52,6 +52,9 @@ type Address struct {
 	State        string
 	Zip          string
 	Country      Country
+	// Coordinates are the geocoder's, only when asked for (geocoding);
+	// nil otherwise or when it found nothing.
+	Coordinates *Coordinates
 }
 
 // Phone number with its area code.
@@ -141,6 +144,10 @@ type Registration struct {
 	State   string
 	Number  string
 	Enabled bool
+	// What the CCC adds, when the source gives it.
+	StatusDate *time.Time
+	Status     *Code // 1 Sem restrição, 2 Bloqueado como destinatário na UF, ...
+	Type       *Code // 1 IE Normal, 2 IE Substituto Tributário, ...
 }
 
 // Company is the company-level data shared by every office of a root.
@@ -183,6 +190,8 @@ type Office struct {
 	SpecialDate    *time.Time
 	Special        *Special
 	Registrations  []Registration // only when requested
+	Suframa        []Suframa      // only when requested; empty when not registered
+	Links          []Link         // only when requested
 
 	// Company owns the office; the office and registry lookups fill it,
 	// the company lookup's office list does not.

@@ -93,7 +93,7 @@ func TestErrors(t *testing.T) {
 		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&maxAge=5", 503, "rfb data fetching is offline"},
 		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_ERROR&maxAge=5&maxStale=9", 503, "rfb data fetching is offline"},
 		{"GET", "/simples?taxId=" + dbtest.SerproBranch + "&strategy=CACHE_IF_FRESH&maxAge=9", 503, "rfb data fetching is offline"},
-		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&registrations=PR", 503, "rfb data fetching is offline"},
+		{"GET", "/office/" + dbtest.SerproBranch + "?strategy=CACHE_IF_FRESH&registrations=PR", 503, "ccc data fetching is offline"},
 	}
 	for _, c := range cases {
 		r := s.do(t, httptest.NewRequest(c.method, c.target, nil))

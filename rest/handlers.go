@@ -48,6 +48,7 @@ func (h lookups) office(w http.ResponseWriter, r *http.Request) {
 	}
 	q.Registrations = regs
 	q.Cache = p.cache()
+	officeOptions(p, &cs, &q)
 	if err := cs.Err(); err != nil {
 		writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/imagery"
@@ -82,6 +83,12 @@ var Routes = []string{
 	"GET /companies/{taxId}",
 	"GET /file/{token}",
 	"GET /me/requests",
+	"GET /credit",
+	"GET /zip/{code}",
+	"GET /ccc",
+	"GET /ccc/certificate",
+	"GET /suframa",
+	"GET /suframa/certificate",
 }
 
 // NewRouter returns the HTTP handler of the service.
@@ -97,13 +104,16 @@ func NewRouter(d Deps) http.Handler {
 	h := lookups{svc: d.Service}
 	docs := documentRoutes{svc: d.Service}
 	legacy := newLegacyRoutes(d)
+	surface := surfaceRoutes{svc: d.Service}
 
 	r := chi.NewRouter()
 	maxBody := d.MaxBodyBytes
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBodyBytes
 	}
-	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins))
+	// HEAD of every GET route is that GET without its body (net/http drops
+	// it), decided once here rather than route by route.
+	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), middleware.GetHead)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
 
@@ -129,7 +139,7 @@ func NewRouter(d Deps) http.Handler {
 			r.Use(d.Authenticate)
 		}
 		// After the credential: a stranger's body is never read.
-		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()))
+		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()), withBaseURL(d.PublicURL))
 		r.Get("/office/{taxId}", h.office)
 		r.Get("/company/{id}", h.company)
 		r.Get("/person/{id}", h.person)
@@ -140,6 +150,12 @@ func NewRouter(d Deps) http.Handler {
 		r.Get("/office/{taxId}/map", docs.officeMap)
 		r.Get("/office/{taxId}/street", docs.officeStreet)
 		r.Get("/companies/{taxId}", legacy.companies)
+		r.Get("/credit", surface.credit)
+		r.Get("/zip/{code}", surface.zip)
+		r.Get("/ccc", surface.ccc)
+		r.Get("/ccc/certificate", surface.cccCertificate)
+		r.Get("/suframa", surface.suframa)
+		r.Get("/suframa/certificate", surface.suframaCertificate)
 		if d.Mount != nil {
 			d.Mount(r)
 		}

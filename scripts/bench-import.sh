@@ -15,8 +15,7 @@ need=()
 command -v bc >/dev/null || need+=(bc)
 command -v unzip >/dev/null || need+=(unzip)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing ${need[*]} from Debian's packages"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  scripts/apt-install.sh "${need[@]}"
 fi
 
 if [ ! -f "$dump/Estabelecimentos0.zip" ]; then

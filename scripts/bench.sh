@@ -15,7 +15,7 @@ bin=bin/cnpjgraph
 work=.data/bench/run
 mkdir -p "$work"
 : "${DATABASE_URL:?DATABASE_URL must be set (make bench sets it)}"
-command -v wrk >/dev/null || { echo "== installing wrk"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
+command -v wrk >/dev/null || scripts/apt-install.sh wrk
 psqlq() { psql "$DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 
 "$bin" migrate >/dev/null

@@ -8,10 +8,7 @@ want=(graphiql/graphiql.min.js graphiql/graphiql.min.css react/umd/react.product
 stamp=assets/.lock-sha
 sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ]; then exit 0; fi
-if ! command -v npm >/dev/null; then
-  echo "playground-assets: npm not found; installing Debian's npm" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >&2
-fi
+command -v npm >/dev/null || ../scripts/apt-install.sh npm
 echo "playground-assets: npm ci (GraphiQL, React; pinned in package-lock.json)" >&2
 npm ci --no-audit --no-fund --loglevel=error >&2
 for f in "${want[@]}"; do cp "node_modules/$f" "assets/$(basename "$f")"; done

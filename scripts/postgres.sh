@@ -15,8 +15,7 @@ pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 export PATH="$PATH:${pgbin}"
 
 if ! command -v pg_isready >/dev/null; then
-  log "PostgreSQL is not installed; installing it from Debian's packages"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >&2
+  "$(dirname "$0")/apt-install.sh" postgresql
   pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); export PATH="$PATH:$pgbin"
 fi
 

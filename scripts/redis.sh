@@ -2,10 +2,7 @@
 # Prints a REDIS_URL for a Redis that is up on 127.0.0.1:6379, starting one if needed.
 set -euo pipefail
 if [ -n "${REDIS_URL:-}" ]; then echo "$REDIS_URL"; exit 0; fi
-if ! command -v redis-server >/dev/null; then
-  echo "redis.sh: installing redis-server from Debian's packages" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >&2
-fi
+command -v redis-server >/dev/null || "$(dirname "$0")/apt-install.sh" redis-server
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   echo "redis.sh: starting redis-server" >&2
   mkdir -p /tmp/cnpjgraph-redis

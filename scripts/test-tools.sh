@@ -7,6 +7,5 @@ need=()
 command -v chromium >/dev/null || need+=(chromium)
 command -v pdftotext >/dev/null || need+=(poppler-utils)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "test-tools.sh: installing ${need[*]} from Debian's packages" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >&2
+  "$(dirname "$0")/apt-install.sh" "${need[@]}"
 fi

@@ -15,11 +15,13 @@ const (
 	ReadMap         = "read:map"
 	ReadStreet      = "read:street"
 	ReadGraphQL     = "read:graphql"
+	ReadCCC         = "read:ccc"
+	ReadSuframa     = "read:suframa"
 )
 
 // Permissions lists every permission, in a stable order.
 var Permissions = []string{ReadOffice, ReadCompany, ReadPerson, ReadRFB, ReadSimples,
-	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL}
+	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL, ReadCCC, ReadSuframa}
 
 // Kind is a kind of lookup: what a REST route, a top-level GraphQL field or
 // a nested GraphQL field that reaches it asks for. Its permission and price
@@ -36,6 +38,10 @@ const (
 	KindCertificate             // GET /rfb/certificate, /simples/certificate
 	KindMap                     // GET /office/:taxId/map
 	KindStreet                  // GET /office/:taxId/street
+	KindCCC                     // GET /ccc
+	KindSuframa                 // GET /suframa
+	KindZip                     // GET /zip/:code
+	KindCredit                  // GET /credit
 )
 
 // kindSpec is what a kind of lookup needs and costs.
@@ -59,11 +65,21 @@ var kinds = [...]kindSpec{
 	KindCertificate: {"certificate", ReadCertificate, func(p Prices) int { return p.Certificate }},
 	KindMap:         {"map", ReadMap, func(p Prices) int { return p.Map }},
 	KindStreet:      {"street", ReadStreet, func(p Prices) int { return p.Street }},
+	// State registrations and SUFRAMA exist only online: what they cost is
+	// the portal fetched (Prices.Online), nothing when cached. Their
+	// certificates are certificates (KindCertificate).
+	KindCCC:     {"ccc", ReadCCC, free},
+	KindSuframa: {"suframa", ReadSuframa, free},
+	// Postal codes are derived from the offices' addresses: office data.
+	KindZip: {"zip", ReadOffice, free},
+	// Any valid credential may ask for its own credits.
+	KindCredit: {"credit", "", free},
 }
 
 func (k Kind) String() string { return kinds[k].name }
 
-// Permission is the permission the kind of lookup needs.
+// Permission is the permission the kind of lookup needs; "" is none
+// beyond a valid credential.
 func (k Kind) Permission() string { return kinds[k].permission }
 
 // Price is what the kind of lookup costs before any online fetch.
@@ -72,7 +88,7 @@ func (k Kind) Price(p Prices) int { return kinds[k].price(p) }
 // Prices are the credits the priced work costs (api-contract.md: cached
 // answers are free; an answer that ends in an error is refunded).
 type Prices struct {
-	Online      int `env:"COST_ONLINE" envDefault:"1"`      // each portal fetched online (registry, Simples, registrations)
+	Online      int `env:"COST_ONLINE" envDefault:"1"`      // each portal fetched online (registry, Simples, registrations, SUFRAMA), each geocoder search
 	Certificate int `env:"COST_CERTIFICATE" envDefault:"1"` // a PDF certificate
 	Map         int `env:"COST_MAP" envDefault:"3"`         // an aerial map image
 	Street      int `env:"COST_STREET" envDefault:"10"`     // a street-view image

@@ -15,6 +15,9 @@ import (
 // decided on its own: only those whose cached data fails the strategy go
 // online.
 func (s *Service) Office(ctx context.Context, q OfficeQuery) (model.Office, error) {
+	if err := s.officeOptionsServed(q); err != nil {
+		return model.Office{}, err
+	}
 	return metered(ctx, s, KindOffice, func(b *bill) (model.Office, error) { return s.office(ctx, b, q) })
 }
 
@@ -41,6 +44,9 @@ func (s *Service) office(ctx context.Context, b *bill, q OfficeQuery) (model.Off
 			return model.Office{}, err
 		}
 		o.Registrations = regs
+	}
+	if err := s.officeExtras(ctx, lk, q, &o); err != nil {
+		return model.Office{}, err
 	}
 	o.Scope, o.Company.Scope = model.ScopeOffice, model.ScopeOffice
 	return o, nil

@@ -60,6 +60,9 @@ type OfficeQuery struct {
 	SimplesHistory bool     // with Simples: the regimes' history too
 	Registrations  []string // UFs, BR (all) or ORIGIN; empty: not requested
 	Cache          CacheQuery
+	Suframa        bool     // the SUFRAMA registrations too
+	Geocoding      bool     // the address's coordinates too
+	Links          []string // links to these files (LinkTypes); nil: none
 }
 
 // RegistryQuery is a parsed federal registry record lookup.

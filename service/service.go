@@ -19,6 +19,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
 // Service answers the lookups. Safe for concurrent use.
@@ -33,9 +34,12 @@ type Service struct {
 	flights singleflight.Group // online fetches in progress, by portal and tax id
 
 	answers    *lru.Cache[answerKey, []byte] // rendered company answers; nil: none
+	zips       *lru.Cache[zipKey, model.Zip] // postal codes of the live snapshot
 	answerFill singleflight.Group            // company answers being rendered
 
-	imagery Imagery // nil: the map and street lookups answer 503
+	imagery  Imagery  // nil: the map and street lookups answer 503
+	geocoder Geocoder // nil: the office lookup's geocoding answers 503
+	signLink SignLink // nil: the office lookup's links are not signed
 
 	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
 }
@@ -53,18 +57,24 @@ type Options struct {
 
 	// Imagery draws maps and street views; nil: those lookups answer 503.
 	Imagery Imagery
+	// Geocoder places addresses for the office lookup's geocoding option;
+	// nil: that option answers 503.
+	Geocoder Geocoder
+	// SignLink signs the office lookup's links for the caller; nil: links
+	// are unsigned and every type is given.
+	SignLink SignLink
 }
 
 // New returns a Service over store.
 func New(store *db.Store, opts Options) *Service {
 	s := &Service{
 		store: store, source: opts.Source, meter: opts.Meter, prices: DefaultPrices,
-		now: opts.Now, log: opts.Logger, imagery: opts.Imagery,
+		now: opts.Now, log: opts.Logger, imagery: opts.Imagery, geocoder: opts.Geocoder, signLink: opts.SignLink,
 	}
 	if s.source == nil {
 		s.source = Offline{}
 	}
-	for _, p := range []string{PortalRegistry, PortalSimples, PortalRegistrations} {
+	for _, p := range []string{PortalRegistry, PortalSimples, PortalRegistrations, PortalSuframa} {
 		s.overlay = s.overlay || s.source.Serves(p)
 	}
 	if s.meter == nil {
@@ -85,6 +95,7 @@ func New(store *db.Store, opts Options) *Service {
 		}
 		s.answers = lru.New[answerKey, []byte](n)
 	}
+	s.zips = lru.New[zipKey, model.Zip](zipCacheEntries)
 	return s
 }
 

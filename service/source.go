@@ -15,8 +15,22 @@ import (
 const (
 	PortalRegistry      = db.PortalRegistry      // the federal registry record: office, company, members
 	PortalSimples       = db.PortalSimples       // Simples Nacional and SIMEI, with history
-	PortalRegistrations = db.PortalRegistrations // state registrations
+	PortalRegistrations = db.PortalRegistrations // state registrations (the CCC)
+	PortalSuframa       = db.PortalSuframa       // SUFRAMA registrations
 )
+
+// OfflineMessage is the 503 sentence of a portal that cannot be fetched:
+// the Receita's portals (registry, Simples) say rfb, the others name
+// themselves.
+func OfflineMessage(portal string) string {
+	switch portal {
+	case PortalRegistrations:
+		return fault.MsgOfflineCCC
+	case PortalSuframa:
+		return fault.MsgOfflineSuframa
+	}
+	return fault.MsgOffline
+}
 
 // Source is an online source of records (a CNPJá-compatible API), one
 // method per portal.
@@ -31,6 +45,16 @@ type Source interface {
 	Simples(ctx context.Context, taxID cnpj.CNPJ) (model.SimplesRecord, error)
 	// Registrations fetches state registrations for the given UFs (BR: all).
 	Registrations(ctx context.Context, taxID cnpj.CNPJ, states []string) ([]model.Registration, error)
+	// CCC fetches the office's record at the CCC, every state (portal
+	// PortalRegistrations).
+	CCC(ctx context.Context, taxID cnpj.CNPJ) (model.CCC, error)
+	// Suframa fetches the office's SUFRAMA registrations: none when it is
+	// not registered there.
+	Suframa(ctx context.Context, taxID cnpj.CNPJ) ([]model.Suframa, error)
+	// Certificate fetches the PDF certificate of portal (PortalRegistrations,
+	// with the state of the registration or "" for the office's own;
+	// PortalSuframa).
+	Certificate(ctx context.Context, portal string, taxID cnpj.CNPJ, state string) ([]byte, error)
 }
 
 // Offline is the source of a service configured without one: it serves no
@@ -54,5 +78,24 @@ func (Offline) Simples(context.Context, cnpj.CNPJ) (model.SimplesRecord, error) 
 
 // Registrations is offline.
 func (Offline) Registrations(context.Context, cnpj.CNPJ, []string) ([]model.Registration, error) {
-	return nil, errOffline
+	return nil, offline(PortalRegistrations)
+}
+
+// CCC is offline.
+func (Offline) CCC(context.Context, cnpj.CNPJ) (model.CCC, error) {
+	return model.CCC{}, offline(PortalRegistrations)
+}
+
+// Suframa is offline.
+func (Offline) Suframa(context.Context, cnpj.CNPJ) ([]model.Suframa, error) {
+	return nil, offline(PortalSuframa)
+}
+
+// Certificate is offline.
+func (Offline) Certificate(_ context.Context, portal string, _ cnpj.CNPJ, _ string) ([]byte, error) {
+	return nil, offline(portal)
+}
+
+func offline(portal string) error {
+	return fault.E(fault.Unavailable, OfflineMessage(portal), errors.New("no online source is configured"))
 }

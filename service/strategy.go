@@ -55,7 +55,7 @@ func failed(err error) bool {
 // deadline is a 504, anything else means the source is offline (503).
 func (s *Service) fetchOnline(ctx context.Context, b *bill, portal string, fetch func(context.Context) error) error {
 	if !s.source.Serves(portal) {
-		return fault.E(fault.Unavailable, fault.MsgOffline, errors.New("no online source for "+portal))
+		return fault.E(fault.Unavailable, OfflineMessage(portal), errors.New("no online source for "+portal))
 	}
 	if err := b.reserve(ctx, s.prices.Online); err != nil {
 		return err
@@ -74,7 +74,7 @@ func (s *Service) fetchOnline(ctx context.Context, b *bill, portal string, fetch
 	if errors.As(err, &f) {
 		return f
 	}
-	return fault.E(fault.Unavailable, fault.MsgOffline, err)
+	return fault.E(fault.Unavailable, OfflineMessage(portal), err)
 }
 
 // fetch gets a portal's data for a tax id from the source and keeps it in

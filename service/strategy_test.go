@@ -16,8 +16,9 @@ import (
 
 // fakeUpstream answers with a fixed office, or fails with err.
 type fakeUpstream struct {
-	err   error
-	calls int
+	service.Offline // the portals it does not fake: CCC, SUFRAMA, certificates
+	err             error
+	calls           int
 }
 
 func (f *fakeUpstream) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, error) {

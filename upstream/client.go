@@ -33,10 +33,11 @@ const (
 	PortalRegistry      = service.PortalRegistry
 	PortalSimples       = service.PortalSimples
 	PortalRegistrations = service.PortalRegistrations
+	PortalSuframa       = service.PortalSuframa
 )
 
 // AllPortals lists every portal.
-var AllPortals = []string{PortalRegistry, PortalSimples, PortalRegistrations}
+var AllPortals = []string{PortalRegistry, PortalSimples, PortalRegistrations, PortalSuframa}
 
 // Defaults of Config.
 const (
@@ -215,7 +216,7 @@ func (e errRetryable) Unwrap() error { return e.err }
 // decodes a 200 answer into dst.
 func (c *Client) get(ctx context.Context, portal, path string, q url.Values, dst any) error {
 	if !c.portals[portal] {
-		return fault.E(fault.Unavailable, fault.MsgOffline, fmt.Errorf("portal %s is not fetched online", portal))
+		return fault.E(fault.Unavailable, service.OfflineMessage(portal), fmt.Errorf("portal %s is not fetched online", portal))
 	}
 	b := c.breakers[portal]
 	if !b.allow() {
@@ -223,9 +224,11 @@ func (c *Client) get(ctx context.Context, portal, path string, q url.Values, dst
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeouts[portal])
 	defer cancel()
-	q.Set("strategy", c.strategy)
-	if c.strategy != "ONLINE" {
-		q.Set("maxAge", strconv.Itoa(c.maxAge))
+	if _, file := dst.(*pdfFile); !file { // certificates take no cache parameters
+		q.Set("strategy", c.strategy)
+		if c.strategy != "ONLINE" {
+			q.Set("maxAge", strconv.Itoa(c.maxAge))
+		}
 	}
 	u := *c.base
 	u.Path += path
@@ -233,7 +236,7 @@ func (c *Client) get(ctx context.Context, portal, path string, q url.Values, dst
 
 	var err error
 	for attempt := 0; ; attempt++ {
-		err = c.attempt(ctx, u.String(), dst)
+		err = c.attempt(ctx, portal, u.String(), dst)
 		var r errRetryable
 		if err == nil || !errors.As(err, &r) || attempt >= c.retries || !c.backoff(ctx, attempt) {
 			break
@@ -254,7 +257,7 @@ func (c *Client) get(ctx context.Context, portal, path string, q url.Values, dst
 }
 
 func (c *Client) offline(portal string, err error) *fault.Error {
-	return fault.E(fault.Unavailable, fault.MsgOffline, fmt.Errorf("upstream %s: %w", portal, err))
+	return fault.E(fault.Unavailable, service.OfflineMessage(portal), fmt.Errorf("upstream %s: %w", portal, err))
 }
 
 // backoff sleeps before retry attempt+1: 50 ms doubling, with full jitter.
@@ -281,12 +284,17 @@ const maxBody = 8 << 20
 
 // attempt sends one request. Failures before any answer (the connection,
 // or a 502/503 from a proxy or a restarting source) are errRetryable.
-func (c *Client) attempt(ctx context.Context, u string, dst any) error {
+func (c *Client) attempt(ctx context.Context, portal, u string, dst any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Accept", "application/json")
+	file, isFile := dst.(*pdfFile)
+	if isFile {
+		req.Header.Set("Accept", "application/pdf")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
 	if c.key != "" {
 		req.Header.Set("Authorization", c.key)
 	}
@@ -300,6 +308,9 @@ func (c *Client) attempt(ctx context.Context, u string, dst any) error {
 	defer func() { _ = res.Body.Close() }()
 	switch res.StatusCode {
 	case http.StatusOK:
+		if isFile {
+			return file.read(ctx, res)
+		}
 		dec := json.NewDecoder(io.LimitReader(res.Body, maxBody))
 		if err := dec.Decode(dst); err != nil {
 			if ctx.Err() != nil {
@@ -316,6 +327,9 @@ func (c *Client) attempt(ctx context.Context, u string, dst any) error {
 	_ = json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&e)
 	if res.StatusCode == http.StatusNotFound && e.Message == fault.MsgTaxIDNotFound {
 		return fault.E(fault.NotFound, fault.MsgTaxIDNotFound, errors.New("upstream: tax id not registered"))
+	}
+	if res.StatusCode == http.StatusNotFound && portal == PortalSuframa && notRegistered(e) {
+		return fault.E(fault.NotFound, service.MsgSuframaNotFound, errors.New("upstream: not registered at the suframa: "+e.Message))
 	}
 	if res.StatusCode == http.StatusGatewayTimeout {
 		return fault.E(fault.DeadlineExceeded, fault.MsgTimeout, fmt.Errorf("source answered %s", res.Status))

@@ -84,6 +84,7 @@ func TestClientRequest(t *testing.T) {
 }
 
 func TestClientFailures(t *testing.T) {
+	// Registrations come from the CCC: its failures name it.
 	notRegistered := `{"code":404,"message":"tax id not registered at revenue service"}`
 	cases := []struct {
 		name    string
@@ -93,12 +94,12 @@ func TestClientFailures(t *testing.T) {
 	}{
 		{"503 then success: retried", []func(http.ResponseWriter, *http.Request){status(503, `{}`), status(200, commercialOffice)}, 2, ""},
 		{"502 twice then success", []func(http.ResponseWriter, *http.Request){status(502, ``), status(502, ``), status(200, commercialOffice)}, 3, ""},
-		{"503 always: at most 2 retries", []func(http.ResponseWriter, *http.Request){status(503, `{}`)}, 3, fault.MsgOffline},
-		{"500 is not retried", []func(http.ResponseWriter, *http.Request){status(500, `{"code":500,"message":"unexpected error"}`)}, 1, fault.MsgOffline},
-		{"bad JSON is offline", []func(http.ResponseWriter, *http.Request){status(200, `{"registrations":[`)}, 1, fault.MsgOffline},
+		{"503 always: at most 2 retries", []func(http.ResponseWriter, *http.Request){status(503, `{}`)}, 3, fault.MsgOfflineCCC},
+		{"500 is not retried", []func(http.ResponseWriter, *http.Request){status(500, `{"code":500,"message":"unexpected error"}`)}, 1, fault.MsgOfflineCCC},
+		{"bad JSON is offline", []func(http.ResponseWriter, *http.Request){status(200, `{"registrations":[`)}, 1, fault.MsgOfflineCCC},
 		{"not registered", []func(http.ResponseWriter, *http.Request){status(404, notRegistered)}, 1, fault.MsgTaxIDNotFound},
-		{"another 404 (wrong base URL) is offline", []func(http.ResponseWriter, *http.Request){status(404, `{"code":404,"message":"Cannot GET /x"}`)}, 1, fault.MsgOffline},
-		{"bad credential is offline", []func(http.ResponseWriter, *http.Request){status(401, `{"code":401,"message":"invalid authorization"}`)}, 1, fault.MsgOffline},
+		{"another 404 (wrong base URL) is offline", []func(http.ResponseWriter, *http.Request){status(404, `{"code":404,"message":"Cannot GET /x"}`)}, 1, fault.MsgOfflineCCC},
+		{"bad credential is offline", []func(http.ResponseWriter, *http.Request){status(401, `{"code":401,"message":"invalid authorization"}`)}, 1, fault.MsgOfflineCCC},
 		{"source timeout", []func(http.ResponseWriter, *http.Request){status(504, `{"code":504,"message":"failed to fulfill request within timeout"}`)}, 1, fault.MsgTimeout},
 	}
 	for _, c := range cases {

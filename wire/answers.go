@@ -8,7 +8,8 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
-// Address of an office.
+// Address of an office; latitude and longitude only with the office
+// lookup's geocoding option, when the geocoder found the address.
 type Address struct {
 	Municipality *int     `json:"municipality"`
 	Street       *string  `json:"street"`
@@ -18,12 +19,20 @@ type Address struct {
 	City         *string  `json:"city"`
 	State        *string  `json:"state"`
 	Zip          *string  `json:"zip"`
+	Latitude     *float64 `json:"latitude,omitempty"`
+	Longitude    *float64 `json:"longitude,omitempty"`
 	Country      *Country `json:"country"`
 }
 
 func addressOf(a model.Address) Address {
 	c := countryOf(a.Country)
+	var lat, lon *float64
+	if a.Coordinates != nil {
+		lat, lon = &a.Coordinates.Latitude, &a.Coordinates.Longitude
+	}
 	return Address{
+		Latitude:     lat,
+		Longitude:    lon,
 		Municipality: a.Municipality,
 		Street:       a.StreetOrNil(),
 		Number:       a.NumberOrNil(),
@@ -37,7 +46,12 @@ func addressOf(a model.Address) Address {
 }
 
 func (a Address) model() model.Address {
+	var c *model.Coordinates
+	if a.Latitude != nil && a.Longitude != nil {
+		c = &model.Coordinates{Latitude: *a.Latitude, Longitude: *a.Longitude}
+	}
 	return model.Address{
+		Coordinates:  c,
 		Municipality: a.Municipality,
 		Street:       deref(a.Street),
 		Number:       deref(a.Number),
@@ -71,17 +85,31 @@ func RegistrationsOf(rs []model.Registration) Optional[[]Registration] {
 	if rs == nil {
 		return Optional[[]Registration]{}
 	}
+	out := registrationsOf(rs)
+	return Some(&out)
+}
+
+func registrationsOf(rs []model.Registration) []Registration {
 	out := make([]Registration, len(rs))
 	for i, r := range rs {
-		out[i] = Registration{State: r.State, Number: r.Number, Enabled: r.Enabled}
+		out[i] = Registration{State: r.State, Number: r.Number, Enabled: r.Enabled,
+			StatusDate: DateOf(r.StatusDate), Status: codePtr(r.Status), Type: codePtr(r.Type)}
 	}
-	return Some(&out)
+	return out
 }
 
 func registrationsModel(rs []Registration) []model.Registration {
 	out := make([]model.Registration, len(rs))
 	for i, r := range rs {
-		out[i] = model.Registration{State: r.State, Number: r.Number, Enabled: r.Enabled}
+		out[i] = model.Registration{State: r.State, Number: r.Number, Enabled: r.Enabled, StatusDate: r.StatusDate.Time()}
+		if r.Status != nil {
+			c := r.Status.Model()
+			out[i].Status = &c
+		}
+		if r.Type != nil {
+			c := r.Type.Model()
+			out[i].Type = &c
+		}
 	}
 	return out
 }
@@ -288,6 +316,8 @@ type Office struct {
 	MainActivity   Code                     `json:"mainActivity"`
 	SideActivities []Code                   `json:"sideActivities"`
 	Registrations  Optional[[]Registration] `json:"registrations,omitzero"`
+	Suframa        SuframaList              `json:"suframa,omitzero"`
+	Links          Optional[[]Link]         `json:"links,omitzero"`
 }
 
 // OfficeOf is the office lookup's answer for o.
@@ -310,6 +340,8 @@ func OfficeOf(o model.Office) Office {
 		MainActivity:   CodeOf(o.MainActivity),
 		SideActivities: codesOf(o.SideActivities),
 		Registrations:  RegistrationsOf(o.Registrations),
+		Suframa:        officeSuframaOf(o.Suframa),
+		Links:          linksOf(o.Links),
 	}
 }
 

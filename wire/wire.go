@@ -222,11 +222,15 @@ type Email struct {
 	Domain  string `json:"domain"`
 }
 
-// Registration is a state registration.
+// Registration is a state registration; the CCC's status and type are
+// present when the source gave them.
 type Registration struct {
-	State   string `json:"state"`
-	Number  string `json:"number"`
-	Enabled bool   `json:"enabled"`
+	State      string `json:"state"`
+	Number     string `json:"number"`
+	Enabled    bool   `json:"enabled"`
+	StatusDate *Date  `json:"statusDate,omitempty"`
+	Status     *Code  `json:"status,omitempty"`
+	Type       *Code  `json:"type,omitempty"`
 }
 
 // Special is the special situation of an office.

@@ -15,6 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/auth"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 	commands["plan"] = runPlan
 }
 
-const accountUsage = `Usage:
+var accountUsage = `Usage:
   cnpjgraph account create NAME [--plan free] [--permissions LIST] [--no-key]
   cnpjgraph account list
   cnpjgraph account show ACCOUNT
@@ -34,7 +35,7 @@ const accountUsage = `Usage:
   cnpjgraph account token ACCOUNT [--ttl 1h] [--permissions LIST]   (needs JWT_SECRET)
   cnpjgraph account sign ACCOUNT PATH?QUERY --key KEY_ID [--ttl 2160h]   (needs SIGNING_KEY)
 
-ACCOUNT is an account id or name. LIST is comma-separated: ` + "read:office,read:company,read:person,read:rfb,read:simples,read:certificate,read:map,read:street,read:graphql" + `.
+ACCOUNT is an account id or name. LIST is comma-separated: ` + strings.Join(service.Permissions, ",") + `.
 sign: the link opens the file route as key KEY_ID would, for as long as the key
 may (revoked, or its account suspended, the link is refused).
 grant --credits adds credits to today's balance (the daily refill at 00:00 UTC resets it

@@ -25,6 +25,10 @@ func init() { commands["dev"] = runDev }
 // 127.0.0.1:8080 (config.DevAddr) unless ADDR says otherwise.
 func runDev(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ExitOnError)
+	providers, err := devProviders(ctx) // before the configuration is read: it fills unset providers
+	if err != nil {
+		return err
+	}
 	cfg := loadConfig()
 	dir := fs.String("sample", cfg.Dev.SampleDir, "where the generated sample dump lives")
 	companies := fs.Int("companies", cfg.Dev.SampleCompanies, "companies in the generated sample")
@@ -92,5 +96,6 @@ dev: the development API key (send it raw in the Authorization header):
     playground: %s/playground (%s)
 
 `, key, key, base, example, base, playgroundNote)
+	printDevFeatures(ctx, d, providers, key, base, example)
 	return serve(ctx, cfg)
 }

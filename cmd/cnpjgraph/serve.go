@@ -113,6 +113,9 @@ func serve(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	opts.Imagery = pictures
+	if pictures.Locator != nil && pictures.Locator.Geocoder != nil {
+		opts.Geocoder = pictures.Locator.Geocoder
+	}
 
 	var (
 		authenticate func(http.Handler) http.Handler
@@ -140,6 +143,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 					return 0
 				})
 		}
+		opts.SignLink = authSvc.SignLink
 	}
 
 	svc := service.New(store, opts)

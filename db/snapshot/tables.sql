@@ -36,7 +36,7 @@ CREATE TABLE offices (
     number               text,
     details              text,
     district             text,
-    zip                  text,
+    zip                  text COLLATE "C", -- CEP, 8 digits (byte order: the postal code lookup's index)
     state                text,
     municipality         text,               -- RFB/SIAFI 4-digit code
     phones               text[],             -- area and number, alternating
@@ -91,3 +91,4 @@ CREATE TABLE reasons        (code text PRIMARY KEY, text text);
 CREATE TABLE roles          (code text PRIMARY KEY, text text);
 CREATE TABLE countries      (code text PRIMARY KEY, text text, m49 integer);
 CREATE TABLE municipalities (code text PRIMARY KEY, text text, ibge integer, state text);
+
