@@ -173,24 +173,28 @@ func (s *Store) Members(ctx context.Context, roots []string) (map[string][]model
 	}
 	out := make(map[string][]model.Member, len(roots))
 	for i := range rows {
-		r := &rows[i]
-		m := model.Member{
-			Root:  r.Root,
-			Since: r.Since,
-			Person: codes.person(PersonRow{ID: r.PersonID, Type: r.PersonType, TaxID: r.PersonTaxID,
-				Name: r.PersonName, Age: r.PersonAge, Country: r.PersonCntry}),
-			Role: codes.role(r.Role),
-		}
-		if r.AgentID != nil {
-			m.Agent = &model.Agent{
-				Person: codes.person(PersonRow{ID: *r.AgentID, Type: deref(r.AgentType), TaxID: r.AgentTaxID,
-					Name: deref(r.AgentName), Age: r.AgentAge, Country: r.AgentCountry}),
-				Role: codes.role(r.AgentRole),
-			}
-		}
-		out[r.Root] = append(out[r.Root], m)
+		out[rows[i].Root] = append(out[rows[i].Root], codes.member(&rows[i]))
 	}
 	return out, nil
+}
+
+// member is a member row with its person and representative.
+func (c *Codes) member(r *MemberRow) model.Member {
+	m := model.Member{
+		Root:  r.Root,
+		Since: r.Since,
+		Person: c.person(PersonRow{ID: r.PersonID, Type: r.PersonType, TaxID: r.PersonTaxID,
+			Name: r.PersonName, Age: r.PersonAge, Country: r.PersonCntry}),
+		Role: c.role(r.Role),
+	}
+	if r.AgentID != nil {
+		m.Agent = &model.Agent{
+			Person: c.person(PersonRow{ID: *r.AgentID, Type: deref(r.AgentType), TaxID: r.AgentTaxID,
+				Name: deref(r.AgentName), Age: r.AgentAge, Country: r.AgentCountry}),
+			Role: c.role(r.AgentRole),
+		}
+	}
+	return m
 }
 
 // Persons returns persons keyed by id (no memberships).

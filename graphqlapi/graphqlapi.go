@@ -63,8 +63,8 @@ type Options struct {
 	MaxTokens     int // 0: DefaultMaxTokens
 	CacheSize     int // 0: DefaultCacheSize
 
-	// BatchWait, when set, gives each GraphQL request loaders with this
-	// batch window instead of the router's (loaders.Wait).
+	// BatchWait is the batch window of each GraphQL request's loaders, so
+	// that a level's loads share one statement (0: loaders.Wait).
 	BatchWait time.Duration
 }
 
@@ -86,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = DefaultCacheSize
+	}
+	if o.BatchWait <= 0 {
+		o.BatchWait = loaders.Wait
 	}
 	return o
 }
@@ -138,15 +141,11 @@ func New(o Options) http.Handler {
 	})
 
 	h := refusalStatus(srv)
-	if o.BatchWait > 0 {
-		store := o.Service.Store()
-		next := h
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx := loaders.With(r.Context(), loaders.NewWithWait(store, o.BatchWait))
-			next.ServeHTTP(w, r.WithContext(ctx))
-		})
-	}
-	return h
+	store := o.Service.Store()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := loaders.With(r.Context(), loaders.NewWithWait(store, o.BatchWait))
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // Mount returns what rest.Deps.Mount takes: GET and POST /graphql and, when

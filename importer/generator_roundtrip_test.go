@@ -1,14 +1,21 @@
 package importer_test
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
 // TestGeneratorRoundTrip imports a generated dump (TABMUN.CSV and
@@ -62,6 +69,51 @@ func TestGeneratorRoundTrip(t *testing.T) {
 			got.Equity.String != strings.Replace(s.Company[4], ",", ".", 1) || got.Members != len(s.Members) ||
 			got.Optant.Valid != (s.Simples != nil) || (s.Simples != nil && got.Optant.Bool != (s.Simples[1] == "S")) {
 			t.Errorf("%s (%s):\n got %+v\nwant %+v", s.TaxID, s.Why, got, s)
+		}
+	}
+}
+
+// TestOfficeAnswersOfAGeneratedDump reads every office of a generated dump
+// through the service, the way the REST office lookup does (one statement),
+// and checks its hand-written JSON equals encoding/json's, and that the
+// batched read (GraphQL's loaders) gives the same office.
+func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := t.TempDir()
+	if _, err := generator.Generate(generator.Options{Companies: 600, Out: dir, Seed: 11, Parts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	mustImport(t, d, importer.Options{Paths: []string{dir}})
+	var taxIDs []string
+	if err := d.Select(&taxIDs, `SELECT tax_id FROM cnpj.offices ORDER BY tax_id`); err != nil {
+		t.Fatal(err)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := service.New(store, service.Options{})
+	single := loaders.With(context.Background(), loaders.NewWithWait(store, 0))
+	batched := loaders.With(context.Background(), loaders.New(store))
+	for _, id := range taxIDs {
+		q := service.OfficeQuery{TaxID: cnpj.CNPJ(id), Simples: true, Cache: service.DefaultCache()}
+		q.Cache.Strategy = service.Cache
+		o, err := svc.Office(single, q)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		got, err := wire.AppendOffice(nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(wire.OfficeOf(o))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: AppendOffice\n%s\njson.Marshal\n%s", id, got, want)
+		}
+		b, err := svc.Office(batched, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := json.Marshal(wire.OfficeOf(b)); !bytes.Equal(again, want) {
+			t.Fatalf("%s: one statement and the loaders differ:\n%s\n%s", id, want, again)
 		}
 	}
 }

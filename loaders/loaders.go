@@ -30,7 +30,14 @@ type Loaders struct {
 	Memberships     *dataloader.Loader[string, []model.Membership]              // by person id
 	MembershipPages *dataloader.Loader[db.MembershipPageKey, db.MembershipPage] // a page of a person's memberships
 	SimplesHistory  *dataloader.Loader[string, db.SimplesHistory]               // by root
+
+	wait time.Duration
 }
+
+// Batches reports whether the loaders wait for concurrent loads to share a
+// statement. A request with nothing to batch (a REST lookup) gets loaders
+// that do not wait, and reads what it can in one statement of its own.
+func (l *Loaders) Batches() bool { return l.wait > 0 }
 
 // Store is what the loaders need from the database.
 type Store interface {
@@ -61,6 +68,7 @@ func NewWithWait(store Store, wait time.Duration) *Loaders {
 		Memberships:     many(store.Memberships, wait),
 		MembershipPages: many(store.MembershipPages, wait),
 		SimplesHistory:  many(store.SimplesPeriods, wait),
+		wait:            wait,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/model"
@@ -58,8 +59,20 @@ func (h lookups) office(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.OfficeOf(o))
+	buf := bodies.Get().(*[]byte)
+	defer bodies.Put(buf)
+	body, err := wire.MarshalOffice((*buf)[:0], o)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	*buf = body
+	writeBody(w, http.StatusOK, body)
 }
+
+// bodies are the office answers' buffers, reused: one is written to the
+// connection before it goes back.
+var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // company serves GET /company/{id}.
 func (h lookups) company(w http.ResponseWriter, r *http.Request) {

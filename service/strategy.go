@@ -152,8 +152,28 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 	if cq.Strategy == Online {
 		return lk, nil
 	}
+	l := s.loaders(ctx)
+	if lk.codes != nil && members && !l.Batches() {
+		// Nothing to batch with: the office, its company, members and
+		// overlay records in one statement.
+		r, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay)
+		if err != nil {
+			return nil, storeErr(err, "")
+		}
+		lk.office = func() (model.Office, error) {
+			if r.Office == nil {
+				return model.Office{}, &db.NotFoundError{What: "office", Key: string(taxID)}
+			}
+			return *r.Office, nil
+		}
+		lk.members = func() ([]model.Member, error) { return r.Members, nil }
+		if history {
+			lk.history = l.SimplesHistory.Load(ctx, string(taxID.Root()))
+		}
+		lk.overlay = r.Overlay
+		return lk, nil
+	}
 	if lk.codes != nil {
-		l := s.loaders(ctx)
 		root := string(taxID.Root())
 		lk.office = l.Offices.Load(ctx, string(taxID))
 		if members {

@@ -1,0 +1,161 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/model"
+)
+
+// The office lookup of one tax id in one statement (one round trip): the
+// office with its company and Simples, its company's members with their
+// persons (one row per member, the office's columns repeated: members are
+// few, and PostgreSQL streams rows cheaper than it aggregates them), and,
+// when asked, the overlay's records of the tax id. A batch of lookups
+// (GraphQL's) goes through the loaders instead.
+
+const officeLookupColumns = `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
+	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
+	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
+	` + companyColumns + `,
+	m.root, m.position, m.role, m.since, m.p_id, m.p_type, m.p_tax_id, m.p_name, m.p_age, m.p_country,
+	m.a_id, m.a_type, m.a_tax_id, m.a_name, m.a_age, m.a_country, m.agent_role`
+
+const officeLookupJoins = `
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = o.root
+LEFT JOIN LATERAL (
+	SELECT m.root, m.position, m.role, m.since,
+		p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
+		a.id AS a_id, a.type AS a_type, a.tax_id AS a_tax_id, a.name AS a_name, a.age AS a_age, a.country AS a_country,
+		m.agent_role
+	FROM ` + LiveSchema + `.members m
+	JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
+	LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
+	WHERE m.root = o.root
+	ORDER BY m.position) m ON true`
+
+// qOfficeLookup reads the snapshot only.
+const qOfficeLookup = `SELECT ` + officeLookupColumns + `
+FROM ` + LiveSchema + `.offices o` + officeLookupJoins + `
+WHERE o.tax_id = $1`
+
+// qOfficeLookupOverlay also reads the overlay, driven by the tax id so that
+// a record fetched online for an office the snapshot lacks is read too.
+const qOfficeLookupOverlay = `SELECT ` + officeLookupColumns + `,
+	(SELECT json_agg(json_build_object('portal', r.portal, 'updated', r.updated, 'body', r.body))
+	 FROM overlay_records r WHERE r.tax_id = $1)
+FROM (SELECT $1::text COLLATE "C" AS tax_id) k
+LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + officeLookupJoins
+
+// OfficeLookup is what the office lookup reads for one tax id.
+type OfficeLookup struct {
+	Office  *model.Office // nil when the snapshot lacks the tax id
+	Members []model.Member
+	Overlay map[string]OverlayRecord // by portal; nil unless asked for
+}
+
+// memberColumns are a member row as the lookup's LEFT JOIN gives it: null
+// when the company has no members.
+type memberColumns struct {
+	Root, PersonID, PersonType, PersonName *string
+	Position                               *int
+	MemberRow
+}
+
+func (m *memberColumns) dest() []any {
+	r := &m.MemberRow
+	return []any{&m.Root, &m.Position, &r.Role, &r.Since,
+		&m.PersonID, &m.PersonType, &r.PersonTaxID, &m.PersonName, &r.PersonAge, &r.PersonCntry,
+		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole}
+}
+
+// OfficeLookup reads taxID's office, company, Simples and members, and with
+// overlay the overlay's records of the tax id, in one statement.
+func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay bool) (OfficeLookup, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return OfficeLookup{}, err
+	}
+	query := qOfficeLookup
+	if overlay {
+		query = qOfficeLookupOverlay
+	}
+	rs, err := s.Q.QueryxContext(ctx, query, taxID)
+	if err != nil {
+		return OfficeLookup{}, fmt.Errorf("query office lookup: %w", err)
+	}
+	defer func() { _ = rs.Close() }()
+	var (
+		out     OfficeLookup
+		office  OfficeRow
+		taxIDs  *string // null: the snapshot lacks the office (overlay query)
+		root    *string
+		head    *bool
+		member  memberColumns
+		records []byte
+		first   = true
+	)
+	dest := append([]any{&taxIDs, &root, &head}, office.dest()[3:]...)
+	dest = append(dest, member.dest()...)
+	if overlay {
+		dest = append(dest, &records)
+	}
+	for rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return OfficeLookup{}, fmt.Errorf("query office lookup: %w", err)
+		}
+		if first {
+			first = false
+			if taxIDs != nil {
+				office.TaxID, office.Root, office.Head = *taxIDs, deref(root), head != nil && *head
+				o, err := s.office(ctx, codes, &office)
+				if err != nil {
+					return OfficeLookup{}, err
+				}
+				out.Office = &o
+			}
+			if overlay {
+				if out.Overlay, err = overlayRecords(taxID, records); err != nil {
+					return OfficeLookup{}, err
+				}
+			}
+		}
+		if member.Root != nil {
+			r := member.MemberRow
+			r.Root, r.Position = *member.Root, *member.Position
+			r.PersonID, r.PersonType, r.PersonName = deref(member.PersonID), deref(member.PersonType), deref(member.PersonName)
+			out.Members = append(out.Members, codes.member(&r))
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return OfficeLookup{}, fmt.Errorf("query office lookup: %w", err)
+	}
+	if out.Overlay == nil && overlay {
+		out.Overlay = map[string]OverlayRecord{}
+	}
+	return out, nil
+}
+
+// overlayRecords decodes the overlay records the lookup aggregated.
+func overlayRecords(taxID string, b []byte) (map[string]OverlayRecord, error) {
+	out := make(map[string]OverlayRecord, 3)
+	if len(b) == 0 {
+		return out, nil
+	}
+	var recs []struct {
+		Portal  string          `json:"portal"`
+		Updated time.Time       `json:"updated"`
+		Body    json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return nil, errors.New("read overlay: " + err.Error())
+	}
+	for _, r := range recs {
+		out[r.Portal] = OverlayRecord{TaxID: taxID, Portal: r.Portal, Updated: r.Updated.UTC(), Body: r.Body}
+	}
+	return out, nil
+}
