@@ -36,7 +36,7 @@ func sampleOffice() model.Office {
 			Members: []model.Member{
 				{Since: &day, Role: model.Code{ID: 10, Text: "Diretor"},
 					Person: model.Person{ID: "p1", Name: "ANDRE", Type: "NATURAL", TaxID: ptr("***220050**"), Age: ptr("51-60")},
-					Agent: &model.Agent{Role: model.Code{ID: 17}, Person: model.Person{ID: "p2", Name: "MARIA", Type: "NATURAL"}}},
+					Agent:  &model.Agent{Role: model.Code{ID: 17}, Person: model.Person{ID: "p2", Name: "MARIA", Type: "NATURAL"}}},
 				{Person: model.Person{ID: "p3", Name: "ACME", Type: "FOREIGN", Country: &model.Country{Name: "PAIS"}}},
 				{Person: model.Person{ID: "p4", Name: "JOHN", Type: "FOREIGN", Age: ptr("41-50")}},
 				{Person: model.Person{ID: "p5", Name: "HOLDING", Type: "LEGAL", TaxID: ptr("33683111000280")}},
