@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # make bench: HTTP load runs against an import of the 1,000,000-establishment
-# generated dump (made by make bench-import's dump when missing). Load comes
-# from wrk on this machine over loopback, 32 connections, BENCH_SECONDS (30)
-# per run. Each run prints requests/s, p50, p99 and SQL round trips per
-# request (from the server's own counter), and the comparisons the issues ask
-# for. Every run stops by itself.
+# generated dump (made by make bench-import's dump when missing), beside
+# PostgreSQL's own ceiling measured in the same run. Load comes from wrk on
+# this machine over loopback, BENCH_SECONDS (30) per run, BENCH_REPEAT (3)
+# interleaved rounds, medians. Tax ids are drawn uniformly from ALL offices
+# of the import, so no cache can hold the working set. Each run prints
+# requests/s, p50, p99 and SQL round trips per request (the server's own
+# counter). Every run stops by itself; traffic stays on 127.0.0.1.
+#
+# BENCH_BASELINE=path/to/an/older/cnpjgraph adds its office, company and
+# GraphQL runs, interleaved with these, to compare two versions in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${BENCH_ESTABLISHMENTS:-1000000}
 secs=${BENCH_SECONDS:-30}
-conns=${BENCH_CONNECTIONS:-32}
+reps=${BENCH_REPEAT:-3}
+baseline=${BENCH_BASELINE:-}
 dump=.data/bench/dump-$n
 bin=bin/cnpjgraph
 work=.data/bench/run
 mkdir -p "$work"
 : "${DATABASE_URL:?DATABASE_URL must be set (make bench sets it)}"
 command -v wrk >/dev/null || scripts/apt-install.sh wrk
+command -v pgbench >/dev/null || scripts/apt-install.sh postgresql-client
 psqlq() { psql "$DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 
 "$bin" migrate >/dev/null
@@ -26,10 +33,20 @@ if [ "$live" -lt $((n * 9 / 10)) ]; then
   "$bin" import "$dump" | tail -n 3
 fi
 
-echo "== sampling tax ids"
-psqlq -c "SELECT tax_id FROM cnpj.offices TABLESAMPLE SYSTEM (5) REPEATABLE (1) LIMIT 20000" > "$work/taxids"
+echo "== tax ids: every office of the import; pgbench's id table"
+psqlq -c "SELECT tax_id FROM cnpj.offices" > "$work/taxids"
+shuf -n 2000 --random-source=<(yes) "$work/taxids" > "$work/hot-taxids"
 psqlq -c "SELECT root FROM cnpj.offices GROUP BY root HAVING count(*) >= 1000" > "$work/bigroots"
 [ -s "$work/bigroots" ] || { echo "no company with 1,000+ offices in the dump"; exit 1; }
+offices=$(wc -l < "$work/taxids")
+# pgbench cannot read a file of ids: a numbered copy of the tax ids lets its
+# script draw one uniformly (\set i random(1, N)) and read the office row by
+# primary key in the same statement.
+psqlq -c "CREATE SCHEMA IF NOT EXISTS bench; DROP TABLE IF EXISTS bench.ids;
+  CREATE TABLE bench.ids AS SELECT row_number() OVER ()::int AS i, tax_id FROM cnpj.offices;
+  ALTER TABLE bench.ids ADD PRIMARY KEY (i); ANALYZE bench.ids"
+printf '\\set i random(1, %d)\nSELECT o.* FROM cnpj.offices o WHERE o.tax_id = (SELECT tax_id FROM bench.ids WHERE i = :i);\n' "$offices" > "$work/ceiling.sql"
+
 key=$("$bin" key add development --name bench 2>/dev/null | grep -o 'cg_[A-Za-z0-9_-]*' || true)
 if [ -z "$key" ]; then
   "$bin" account create development --plan dev --no-key >/dev/null
@@ -40,9 +57,11 @@ fi
 pids=()
 stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; pids=(); }
 trap stop EXIT
-start() { # start ADDR LOG [ENV=VALUE...]
-  local addr=$1 log=$2; shift 2
-  env ADDR="$addr" "$@" "$bin" serve >"$work/$log" 2>&1 &
+start() { # start BINARY ADDR LOG [ENV=VALUE...]
+  local b=$1 addr=$2 log=$3; shift 3
+  # Idle connections close within a second: the servers of the other runs
+  # (and pgbench) would otherwise find max_connections taken.
+  env ADDR="$addr" DB_CONN_MAX_IDLE_TIME=1s "$@" "$b" serve >"$work/$log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server $addr did not become ready"; tail "$work/$log"; exit 1
@@ -50,69 +69,95 @@ start() { # start ADDR LOG [ENV=VALUE...]
 metric() { curl -fs "http://$1/metrics" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $2} END {printf "%d", s}'; }
 
 declare -A RPS P50 P99 TRIPS
-run() { # run NAME ADDR KEY IDS PATH_FMT [BODY_FMT]: one load run, figures appended
-  local name=$1 addr=$2 key=$3 ids=$4 fmt=$5 body=${6:-}
-  local q0 r0 q1 r1 out
+names=()
+record() { # record NAME RPS P50 P99 TRIPS
+  [[ " ${names[*]} " == *" $1 "* ]] || names+=("$1")
+  RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "
+}
+run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
+  local name=$1 c=$2 addr=$3 key=$4 ids=$5 fmt=$6 body=${7:-}
+  local q0 r0 q1 r1 out bad threads=2
+  [ "$c" -lt 2 ] && threads=1
+  sleep 2 # the previous run's server lets its connections go
   q0=$(metric "$addr" cnpjgraph_sql_round_trips_total); r0=$(metric "$addr" cnpjgraph_http_requests_total)
   out=$(IDS_FILE="$ids" PATH_FMT="$fmt" BODY_FMT="$body" API_KEY="$key" \
-    wrk -t2 -c"$conns" -d"${secs}s" --latency -s scripts/bench/lookup.lua "http://$addr" 2>&1)
+    wrk -t"$threads" -c"$c" -d"${secs}s" --latency -s scripts/bench/lookup.lua "http://$addr" 2>&1)
   q1=$(metric "$addr" cnpjgraph_sql_round_trips_total); r1=$(metric "$addr" cnpjgraph_http_requests_total)
-  local bad
   bad=$(echo "$out" | sed -n 's/^non2xx_or_errors=//p')
   [ "${bad:-0}" = 0 ] || { echo "$name: $bad failed requests"; echo "$out"; exit 1; }
-  RPS[$name]+="$(echo "$out" | awk '/Requests\/sec/ {print $2}') "
-  P50[$name]+="$(echo "$out" | awk '$1 == "50%" {print $2}') "
-  P99[$name]+="$(echo "$out" | awk '$1 == "99%" {print $2}') "
-  TRIPS[$name]+="$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc) "
-  printf '  run %-36s %s req/s\n' "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+  record "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
+    "$(echo "$out" | awk '$1 == "50%" {print $2}' | ms)" "$(echo "$out" | awk '$1 == "99%" {print $2}' | ms)" \
+    "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)"
+  printf '  run %-44s %s req/s\n' "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+}
+ceiling() { # ceiling NAME CLIENTS: pgbench, the same duration
+  local out
+  sleep 2
+  out=$(pgbench -n -M prepared -c "$2" -j "$(( $2 < 2 ? 1 : 2 ))" -T "$secs" -f "$work/ceiling.sql" "$DATABASE_URL" 2>&1)
+  record "$1" "$(echo "$out" | awk '/^tps/ {print $3}')" "-" "-" "1"
+  printf '  run %-44s %s tx/s\n' "$1" "$(echo "$out" | awk '/^tps/ {print $3}')"
 }
 ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
-  awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v/=1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v*=1000 } printf "%.2f\n", v }'
+  awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v/=1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v*=1000 } printf "%.3f\n", v }'
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 report() {
-  local name=$1
-  printf '%-38s %9.0f req/s   p50 %7.2f ms   p99 %7.2f ms   SQL round trips/request %s\n' "$name" \
-    "$(echo "${RPS[$name]}" | median)" \
-    "$(echo "${P50[$name]}" | tr ' ' '\n' | grep -v '^$' | ms | median)" \
-    "$(echo "${P99[$name]}" | tr ' ' '\n' | grep -v '^$' | ms | median)" \
-    "$(echo "${TRIPS[$name]}" | median)"
+  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms   SQL round trips/request %s\n' "$1" \
+    "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)"
 }
 ratio() { echo "scale=1; 100 * $(echo "${RPS[$1]}" | median) / $(echo "${RPS[$2]}" | median)" | bc; }
 
 A=127.0.0.1:18080 # auth, rate limits and credits on
 B=127.0.0.1:18081 # AUTH_DISABLED=true, otherwise the same
 E=127.0.0.1:18082 # an edge: empty database, upstream = A
-start "$A" server-a.log
-start "$B" server-b.log AUTH_DISABLED=true
+O=127.0.0.1:18083 # BENCH_BASELINE, auth on
+start "$bin" "$A" server-a.log
+start "$bin" "$B" server-b.log AUTH_DISABLED=true
+[ -n "$baseline" ] && start "$baseline" "$O" server-o.log
 edge_db=${DATABASE_URL%%\?*}_edge
 edge_db="${edge_db}?${DATABASE_URL#*\?}"
 DATABASE_URL="$edge_db" "$bin" migrate >/dev/null
 psql "$edge_db" -XAtq -c "TRUNCATE overlay_records"
-start "$E" server-e.log DATABASE_URL="$edge_db" AUTH_DISABLED=true UPSTREAM_URL="http://$A" UPSTREAM_KEY="$key"
-head -n 2000 "$work/taxids" > "$work/edge-taxids"
+start "$bin" "$E" server-e.log DATABASE_URL="$edge_db" AUTH_DISABLED=true UPSTREAM_URL="http://$A" UPSTREAM_KEY="$key"
+head -n 2000 "$work/hot-taxids" > "$work/edge-taxids"
 echo "== warming the edge's cache with 2,000 tax ids (fetched from A once, then served from its overlay)"
 while read -r t; do curl -fs -o /dev/null "http://$E/office/$t?simples=true&strategy=CACHE_IF_ERROR&maxAge=1"; done < "$work/edge-taxids"
 
 gql='{"query":"query($t: String!) { office(taxId: $t) { taxId company { name members { role { id } person { id name membership { nodes { since role { id } company { id name } } } } } } } }","variables":{"t":"%s"}}'
-reps=${BENCH_REPEAT:-3}
-echo "== $reps rounds of interleaved runs: $conns connections, ${secs}s each, wrk on this machine"
+echo "== $reps rounds of interleaved runs, ${secs}s each, wrk and pgbench on this machine"
 for i in $(seq 1 "$reps"); do
-  run "office, auth off"                 "$B" ""     "$work/taxids" "/office/%s?simples=true"
-  run "office, auth on (default)"        "$A" "$key" "$work/taxids" "/office/%s?simples=true"
-  run "office, strategy=CACHE"           "$A" "$key" "$work/taxids" "/office/%s?simples=true&strategy=CACHE"
-  run "company with 1,000+ offices"      "$A" "$key" "$work/bigroots" "/company/%s"
-  run "graphql nested (5 levels)"        "$A" "$key" "$work/taxids" "/graphql" "$gql"
-  run "edge: office from its own cache"  "$E" ""     "$work/edge-taxids" "/office/%s?simples=true&strategy=CACHE"
+  ceiling "pgbench ceiling, 32 clients" 32
+  run "office, auth on, 32 connections"          32 "$A" "$key" "$work/taxids" "/office/%s?simples=true"
+  ceiling "pgbench ceiling, 1 client" 1
+  run "office, auth on, 1 connection"            1  "$A" "$key" "$work/taxids" "/office/%s?simples=true"
+  run "office, auth off, 32 connections"         32 "$B" ""     "$work/taxids" "/office/%s?simples=true"
+  run "office, strategy=CACHE, 32 connections"   32 "$A" "$key" "$work/taxids" "/office/%s?simples=true&strategy=CACHE"
+  run "office, hot set of 2,000 ids"             32 "$A" "$key" "$work/hot-taxids" "/office/%s?simples=true"
+  run "company with 1,000+ offices"              32 "$A" "$key" "$work/bigroots" "/company/%s"
+  run "graphql nested (5 levels)"                32 "$A" "$key" "$work/taxids" "/graphql" "$gql"
+  run "edge: office from its own cache"          32 "$E" ""     "$work/edge-taxids" "/office/%s?simples=true&strategy=CACHE"
+  if [ -n "$baseline" ]; then
+    run "baseline: office, auth on, 32 conns"    32 "$O" "$key" "$work/taxids" "/office/%s?simples=true"
+    run "baseline: office, auth on, 1 conn"      1  "$O" "$key" "$work/taxids" "/office/%s?simples=true"
+    run "baseline: company with 1,000+ offices"  32 "$O" "$key" "$work/bigroots" "/company/%s"
+    run "baseline: graphql nested (5 levels)"    32 "$O" "$key" "$work/taxids" "/graphql" "$gql"
+  fi
 done
 stop
 
 echo
-echo "== medians of $reps runs each ($n establishments, $conns connections, ${secs}s per run)"
-for name in "office, auth off" "office, auth on (default)" "office, strategy=CACHE" \
-  "company with 1,000+ offices" "graphql nested (5 levels)" "edge: office from its own cache"; do
-  report "$name"
-done
+echo "== medians of $reps runs each ($offices offices, tax ids uniform over all of them, ${secs}s per run)"
+for name in "${names[@]}"; do report "$name"; done
 echo
-printf 'auth + rate limits on, as a share of auth off:          %s%% of throughput\n' "$(ratio 'office, auth on (default)' 'office, auth off')"
-printf 'default strategy (CACHE_IF_ERROR), as a share of CACHE: %s%% of throughput\n' "$(ratio 'office, auth on (default)' 'office, strategy=CACHE')"
+printf 'office, 32 connections, as a share of the pgbench ceiling (32 clients): %s%%\n' "$(ratio 'office, auth on, 32 connections' 'pgbench ceiling, 32 clients')"
+printf 'office, 1 connection, as a share of the pgbench ceiling (1 client):     %s%%\n' "$(ratio 'office, auth on, 1 connection' 'pgbench ceiling, 1 client')"
+printf 'graphql nested, as a share of the REST office lookup (32 connections):  %s%%\n' "$(ratio 'graphql nested (5 levels)' 'office, auth on, 32 connections')"
+printf 'auth on, as a share of auth off (32 connections):                       %s%%\n' "$(ratio 'office, auth on, 32 connections' 'office, auth off, 32 connections')"
+if [ -n "$baseline" ]; then
+  printf 'this version / baseline: office 32 conns %s%%, office 1 conn %s%%, company %s%%, graphql %s%%\n' \
+    "$(ratio 'office, auth on, 32 connections' 'baseline: office, auth on, 32 conns')" \
+    "$(ratio 'office, auth on, 1 connection' 'baseline: office, auth on, 1 conn')" \
+    "$(ratio 'company with 1,000+ offices' 'baseline: company with 1,000+ offices')" \
+    "$(ratio 'graphql nested (5 levels)' 'baseline: graphql nested (5 levels)')"
+fi
+echo "(the pgbench ceiling reads one offices row by primary key, the tax id drawn uniformly through bench.ids: $work/ceiling.sql)"
