@@ -49,7 +49,7 @@ func routerWith(t testing.TB, d *sqlx.DB, set setup) *server {
 	t.Helper()
 	store := db.NewStore(d, db.StoreOptions{})
 	opts := service.Options{Now: func() time.Time { return now }}
-	deps := rest.Deps{RequestTimeout: 5 * time.Second, Now: func() time.Time { return now }}
+	deps := rest.Deps{RequestTimeout: 5 * time.Second}
 	if set != nil {
 		set(&opts, &deps)
 	}

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,26 +15,11 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/wire"
 )
 
-// LinkLifetime is how long the legacy format's signed links work, from the
-// query date (interface-spec.md, "Limits").
-const LinkLifetime = 90 * 24 * time.Hour
-
 // legacyRoutes serves the deprecated /companies format and the routes that
 // only ever answer 404.
 type legacyRoutes struct {
-	svc       *service.Service
-	seats     *imagery.Municipalities // accented city names; nil: the registry's
-	signLink  func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool)
-	publicURL string
-	now       func() time.Time
-}
-
-func newLegacyRoutes(d Deps) legacyRoutes {
-	h := legacyRoutes{svc: d.Service, seats: d.Seats, signLink: d.SignLink, publicURL: strings.TrimRight(d.PublicURL, "/"), now: d.Now}
-	if h.now == nil {
-		h.now = time.Now
-	}
-	return h
+	svc   *service.Service
+	seats *imagery.Municipalities // accented city names; nil: the registry's
 }
 
 // gone answers the deprecated /file/{token} and /me/requests: always the
@@ -240,16 +224,15 @@ func (h legacyRoutes) present(r *http.Request, o model.Office) legacyCompanyJSON
 		}
 	}
 
-	expires := h.now().Add(LinkLifetime)
 	office := "/office/" + o.TaxID
 	out.Files = legacyFilesJSON{
-		Registration: h.link(r, service.ReadCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"REGISTRATION"}}, expires),
-		Membership:   h.link(r, service.ReadCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"MEMBERS"}}, expires),
+		Registration: h.link(r, service.KindCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"REGISTRATION"}}),
+		Membership:   h.link(r, service.KindCertificate, "/rfb/certificate", url.Values{"taxId": {o.TaxID}, "pages": {"MEMBERS"}}),
 	}
 	out.Maps = legacyMapsJSON{
-		Roads:     h.link(r, service.ReadMap, office+"/map", url.Values{"type": {"roadmap"}}, expires),
-		Satellite: h.link(r, service.ReadMap, office+"/map", url.Values{"type": {"satellite"}}, expires),
-		Street:    h.link(r, service.ReadStreet, office+"/street", url.Values{}, expires),
+		Roads:     h.link(r, service.KindMap, office+"/map", url.Values{"type": {"roadmap"}}),
+		Satellite: h.link(r, service.KindMap, office+"/map", url.Values{"type": {"satellite"}}),
+		Street:    h.link(r, service.KindStreet, office+"/street", url.Values{}),
 	}
 	return out
 }
@@ -280,40 +263,14 @@ func (h legacyRoutes) address(a model.Address) legacyAddressJSON {
 	return out
 }
 
-// link is the absolute URL of a file route needing permission, signed for
-// the credential of the request when a signer is configured; nil when the
-// signer says that credential may not open it. The signer may answer a
-// path with its query or an absolute URL.
-func (h legacyRoutes) link(r *http.Request, permission, path string, q url.Values, expires time.Time) *string {
-	var ref string
-	if h.signLink != nil {
-		var ok bool
-		if ref, ok = h.signLink(r.Context(), permission, path, q, expires); !ok {
-			return nil
-		}
-		if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
-			return &ref
-		}
-	} else {
-		ref = path
-		if len(q) > 0 {
-			ref += "?" + q.Encode()
-		}
+// link is a file route's link for the asker (service.Link), nil when the
+// asker may not open it.
+func (h legacyRoutes) link(r *http.Request, kind service.Kind, path string, q url.Values) *string {
+	ref, ok := h.svc.Link(r.Context(), kind, path, q)
+	if !ok {
+		return nil
 	}
-	abs := h.baseURL(r) + ref
-	return &abs
-}
-
-// baseURL is PUBLIC_URL, else the scheme and host the request came to.
-func (h legacyRoutes) baseURL(r *http.Request) string {
-	if h.publicURL != "" {
-		return h.publicURL
-	}
-	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return &ref
 }
 
 func activityOf(c model.Code) legacyCodeJSON {

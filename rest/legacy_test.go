@@ -36,9 +36,9 @@ func legacyDeps(t *testing.T) setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(_ *service.Options, d *rest.Deps) {
+	return func(o *service.Options, d *rest.Deps) {
 		d.Seats = seats
-		d.SignLink = testSigner
+		o.SignLink = testSigner
 		d.PublicURL = "https://api.example.com/"
 	}
 }
@@ -137,8 +137,8 @@ func TestLegacySerproFields(t *testing.T) {
 func TestLegacyLinksWithheld(t *testing.T) {
 	t.Parallel()
 	var asked []string
-	s := routerWith(t, fixtureDB(t), func(_ *service.Options, d *rest.Deps) {
-		d.SignLink = func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool) {
+	s := routerWith(t, fixtureDB(t), func(o *service.Options, _ *rest.Deps) {
+		o.SignLink = func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool) {
 			asked = append(asked, permission+" "+path)
 			if permission != service.ReadMap {
 				return "", false

@@ -7,7 +7,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -50,18 +49,10 @@ type Deps struct {
 	// Seats gives the legacy format accented city names; nil: the
 	// registry's own.
 	Seats *imagery.Municipalities
-	// SignLink gives the legacy answer's link to a file route (path?q)
-	// for the credential of the request (auth.Service.SignLink): signed for
-	// the key that asked, valid until expires, or false when that credential
-	// lacks permission (the route's), and the link is then null. It returns
-	// the path with its query, or an absolute URL. nil: every link is
-	// unsigned and needs the caller's credential.
-	SignLink func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool)
 	// PublicURL is the base of links in answers ("https://api.example.com");
-	// empty: the scheme and Host of the request.
+	// empty: the scheme and Host of the request. The service signs them
+	// (service.Options.SignLink).
 	PublicURL string
-	// Now is the clock of link expiry; nil: time.Now.
-	Now func() time.Time
 }
 
 // RenderError writes err as the contract's JSON error body; it is the one
@@ -103,7 +94,7 @@ func NewRouter(d Deps) http.Handler {
 	}
 	h := lookups{svc: d.Service}
 	docs := documentRoutes{svc: d.Service}
-	legacy := newLegacyRoutes(d)
+	legacy := legacyRoutes{svc: d.Service, seats: d.Seats}
 	surface := surfaceRoutes{svc: d.Service}
 
 	r := chi.NewRouter()

@@ -121,7 +121,7 @@ func authServer(t *testing.T, d *sqlx.DB, set setup) (s *server, a *auth.Service
 		t.Fatal(err)
 	}
 	opts := service.Options{Now: func() time.Time { return now }, Meter: a.Meter(), SignLink: a.SignLink}
-	deps := rest.Deps{RequestTimeout: 5 * time.Second, Now: func() time.Time { return now },
+	deps := rest.Deps{RequestTimeout: 5 * time.Second,
 		Authenticate: a.Middleware(auth.DoorPermission, rest.RenderError)}
 	if set != nil {
 		set(&opts, &deps)

@@ -95,7 +95,7 @@ func worldOver(t *testing.T, d *sqlx.DB, o worldOptions) *world {
 	}
 	t.Cleanup(func() { _ = w.auth.Close() })
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
-		Now: func() time.Time { return now }, Meter: w.auth.Meter(),
+		Now: func() time.Time { return now }, Meter: w.auth.Meter(), SignLink: w.auth.SignLink,
 		Imagery: &imagery.Provider{Maps: maps, Street: street, Locator: &imagery.Locator{Seats: seats}},
 	})
 	// As serve wires it (cmd/cnpjgraph/serve.go).
@@ -112,9 +112,7 @@ func worldOver(t *testing.T, d *sqlx.DB, o worldOptions) *world {
 		Service: svc, Metrics: w.metrics, RequestTimeout: 10 * time.Second, MaxBodyBytes: o.maxBody,
 		Authenticate: w.auth.Middleware(auth.DoorPermission, rest.RenderError),
 		Mount:        graphqlapi.Mount(graphqlapi.Options{Service: svc}),
-		SignLink:     w.auth.SignLink,
 		Degraded:     w.auth.Degraded,
-		Now:          func() time.Time { return now },
 	})
 	if err := auth.SetPlan(ctx, d, auth.Plan{Name: plan, CreditsPerDay: 1_000_000, RequestsPerMinute: 1_000_000}); err != nil {
 		t.Fatal(err)

@@ -102,7 +102,8 @@ type Geocoder interface {
 // implements it for the request's credential.
 type SignLink func(ctx context.Context, permission, path string, q url.Values, expires time.Time) (string, bool)
 
-// LinkLifetime is how long the office lookup's links work.
+// LinkLifetime is how long the links in answers work, from the query date
+// (interface-spec.md, "Limits": the legacy format's 90 days).
 const LinkLifetime = 90 * 24 * time.Hour
 
 // Link types of the office lookup's links option, in the order answers
@@ -242,27 +243,35 @@ func (s *Service) officeExtras(ctx context.Context, lk *lookup, q OfficeQuery, o
 // links are the signed links of the types asked for that the caller may
 // open; the others are left out.
 func (s *Service) links(ctx context.Context, types []string, taxID string) []model.Link {
-	base := baseURL(ctx)
-	expires := s.now().Add(LinkLifetime)
 	out := make([]model.Link, 0, len(types))
 	for _, t := range types {
 		kind, path, q := linkTarget(t, taxID)
-		ref := path
-		if len(q) > 0 {
-			ref += "?" + q.Encode()
+		if url, ok := s.Link(ctx, kind, path, q); ok {
+			out = append(out, model.Link{Type: t, URL: url})
 		}
-		if s.signLink != nil {
-			var ok bool
-			if ref, ok = s.signLink(ctx, kind.Permission(), path, q, expires); !ok {
-				continue
-			}
-		}
-		if !strings.HasPrefix(ref, "https://") && !strings.HasPrefix(ref, "http://") {
-			ref = base + ref
-		}
-		out = append(out, model.Link{Type: t, URL: ref})
 	}
 	return out
+}
+
+// Link is the link an answer gives to a file route (path?q) that a lookup
+// of kind serves: absolute (WithBaseURL), signed for the caller of ctx when
+// a signer is configured, valid for LinkLifetime; false when the caller may
+// not open it, and an answer then carries no link.
+func (s *Service) Link(ctx context.Context, kind Kind, path string, q url.Values) (string, bool) {
+	ref := path
+	if len(q) > 0 {
+		ref += "?" + q.Encode()
+	}
+	if s.signLink != nil {
+		var ok bool
+		if ref, ok = s.signLink(ctx, kind.Permission(), path, q, s.now().Add(LinkLifetime)); !ok {
+			return "", false
+		}
+	}
+	if !strings.HasPrefix(ref, "https://") && !strings.HasPrefix(ref, "http://") {
+		ref = baseURL(ctx) + ref
+	}
+	return ref, true
 }
 
 // geocoded is the overlay's record of a geocoder answer: the address it

@@ -183,8 +183,6 @@ func serve(ctx context.Context, cfg config.Config) error {
 		deps.Seats = pictures.Locator.Seats
 	}
 	if authSvc != nil {
-		// Links in legacy answers open the file as the key that asked.
-		deps.SignLink = authSvc.SignLink
 		deps.Degraded = authSvc.Degraded
 	}
 	srv := &http.Server{
