@@ -22,7 +22,8 @@ func (r *queryResolver) Office(ctx context.Context, taxID string, simples *bool,
 	if err := cs.Err(); err != nil {
 		return nil, err
 	}
-	o, err := r.Service.Office(ctx, q)
+	// One office: nothing at this level batches with it.
+	o, err := r.Service.Office(service.Alone(ctx), q)
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 		return lk, nil
 	}
 	l := s.loaders(ctx)
-	if lk.codes != nil && members && !l.Batches() {
+	if lk.codes != nil && members && (!l.Batches() || alone(ctx)) {
 		// Nothing to batch with: the office, its company, members and
 		// overlay records in one statement.
 		r, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay)
@@ -441,3 +441,12 @@ func pickStates(all []model.Registration, states []string, origin string) []mode
 	}
 	return out
 }
+
+type aloneKey struct{}
+
+// Alone marks a lookup that nothing batches with, though the request's
+// loaders batch (GraphQL's single office field): it reads its office,
+// company, members and overlay records in one statement of its own.
+func Alone(ctx context.Context) context.Context { return context.WithValue(ctx, aloneKey{}, true) }
+
+func alone(ctx context.Context) bool { return ctx.Value(aloneKey{}) != nil }
