@@ -28,6 +28,7 @@ type Config struct {
 	Database Pool
 	Auth     Auth
 	Prices   service.Prices
+	Search   service.SearchSettings
 	Upstream Upstream
 	Images   Images
 	Download download.Config // the RFB share and the mapping tables (download, sync)
@@ -245,6 +246,9 @@ func (c Config) validate() error {
 	if c.Auth.RedisTimeout <= 0 || c.Auth.RedisTimeout > time.Second {
 		bad("REDIS_TIMEOUT", "%s must be between 1ms and 1s (say 50ms)", c.Auth.RedisTimeout)
 	}
+	if c.Search.TokenTTL < time.Minute {
+		bad("SEARCH_TOKEN_TTL", "%s must be at least 1m", c.Search.TokenTTL)
+	}
 	if c.Auth.KeyCacheTTL < 0 {
 		bad("AUTH_KEY_CACHE_TTL", "%s must not be negative (0 disables the cache)", c.Auth.KeyCacheTTL)
 	}
@@ -255,7 +259,8 @@ func (c Config) validate() error {
 	}{
 		{"DB_MAX_OPEN_CONNS", c.Database.MaxOpenConns, 1}, {"DB_MAX_IDLE_CONNS", c.Database.MaxIdleConns, 0},
 		{"COST_ONLINE", c.Prices.Online, 0}, {"COST_CERTIFICATE", c.Prices.Certificate, 0},
-		{"COST_MAP", c.Prices.Map, 0}, {"COST_STREET", c.Prices.Street, 0},
+		{"COST_MAP", c.Prices.Map, 0}, {"COST_STREET", c.Prices.Street, 0}, {"COST_SEARCH", c.Prices.Search, 0},
+		{"SEARCH_COUNT_LIMIT", c.Search.CountLimit, 1},
 		{"UPSTREAM_RETRIES", c.Upstream.Retries, 0}, {"UPSTREAM_BREAKER_FAILURES", c.Upstream.BreakerFailures, 0},
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},

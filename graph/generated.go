@@ -158,6 +158,19 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	OfficeSearchConnection struct {
+		CountExact func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	OfficeSearchEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	OfficeSuframa struct {
 		ApprovalDate func(childComplexity int) int
 		Approved     func(childComplexity int) int
@@ -183,18 +196,33 @@ type ComplexityRoot struct {
 		Updated    func(childComplexity int) int
 	}
 
+	PersonSearchConnection struct {
+		CountExact func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	PersonSearchEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Phone struct {
 		Area   func(childComplexity int) int
 		Number func(childComplexity int) int
 	}
 
 	Query struct {
-		Company func(childComplexity int, id string) int
-		Office  func(childComplexity int, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
-		Offices func(childComplexity int, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
-		Person  func(childComplexity int, id string) int
-		Rfb     func(childComplexity int, taxID string, strategy *Strategy, maxAge *int, maxStale *int) int
-		Simples func(childComplexity int, taxID string, history *bool, strategy *Strategy, maxAge *int, maxStale *int) int
+		Company       func(childComplexity int, id string) int
+		Office        func(childComplexity int, taxID string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
+		Offices       func(childComplexity int, taxIds []string, simples *bool, registrations []string, strategy *Strategy, maxAge *int, maxStale *int, simplesHistory *bool, suframa *bool, geocoding *bool, links []string) int
+		Person        func(childComplexity int, id string) int
+		Rfb           func(childComplexity int, taxID string, strategy *Strategy, maxAge *int, maxStale *int) int
+		SearchOffices func(childComplexity int, filter map[string]any, first *int, after *string) int
+		SearchPersons func(childComplexity int, filter map[string]any, first *int, after *string) int
+		Simples       func(childComplexity int, taxID string, history *bool, strategy *Strategy, maxAge *int, maxStale *int) int
 	}
 
 	Reason struct {
@@ -310,6 +338,8 @@ type QueryResolver interface {
 	Person(ctx context.Context, id string) (*model.Person, error)
 	Rfb(ctx context.Context, taxID string, strategy *Strategy, maxAge *int, maxStale *int) (*RegistryRecord, error)
 	Simples(ctx context.Context, taxID string, history *bool, strategy *Strategy, maxAge *int, maxStale *int) (*model.SimplesRecord, error)
+	SearchOffices(ctx context.Context, filter map[string]any, first *int, after *string) (*OfficeSearchConnection, error)
+	SearchPersons(ctx context.Context, filter map[string]any, first *int, after *string) (*PersonSearchConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -782,6 +812,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OfficeEdge.Node(childComplexity), true
 
+	case "OfficeSearchConnection.countExact":
+		if e.ComplexityRoot.OfficeSearchConnection.CountExact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchConnection.CountExact(childComplexity), true
+	case "OfficeSearchConnection.edges":
+		if e.ComplexityRoot.OfficeSearchConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchConnection.Edges(childComplexity), true
+	case "OfficeSearchConnection.nodes":
+		if e.ComplexityRoot.OfficeSearchConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchConnection.Nodes(childComplexity), true
+	case "OfficeSearchConnection.pageInfo":
+		if e.ComplexityRoot.OfficeSearchConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchConnection.PageInfo(childComplexity), true
+	case "OfficeSearchConnection.totalCount":
+		if e.ComplexityRoot.OfficeSearchConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchConnection.TotalCount(childComplexity), true
+
+	case "OfficeSearchEdge.cursor":
+		if e.ComplexityRoot.OfficeSearchEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchEdge.Cursor(childComplexity), true
+	case "OfficeSearchEdge.node":
+		if e.ComplexityRoot.OfficeSearchEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OfficeSearchEdge.Node(childComplexity), true
+
 	case "OfficeSuframa.approvalDate":
 		if e.ComplexityRoot.OfficeSuframa.ApprovalDate == nil {
 			break
@@ -886,6 +960,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Person.Updated(childComplexity), true
 
+	case "PersonSearchConnection.countExact":
+		if e.ComplexityRoot.PersonSearchConnection.CountExact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchConnection.CountExact(childComplexity), true
+	case "PersonSearchConnection.edges":
+		if e.ComplexityRoot.PersonSearchConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchConnection.Edges(childComplexity), true
+	case "PersonSearchConnection.nodes":
+		if e.ComplexityRoot.PersonSearchConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchConnection.Nodes(childComplexity), true
+	case "PersonSearchConnection.pageInfo":
+		if e.ComplexityRoot.PersonSearchConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchConnection.PageInfo(childComplexity), true
+	case "PersonSearchConnection.totalCount":
+		if e.ComplexityRoot.PersonSearchConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchConnection.TotalCount(childComplexity), true
+
+	case "PersonSearchEdge.cursor":
+		if e.ComplexityRoot.PersonSearchEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchEdge.Cursor(childComplexity), true
+	case "PersonSearchEdge.node":
+		if e.ComplexityRoot.PersonSearchEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonSearchEdge.Node(childComplexity), true
+
 	case "Phone.area":
 		if e.ComplexityRoot.Phone.Area == nil {
 			break
@@ -955,6 +1073,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Rfb(childComplexity, args["taxId"].(string), args["strategy"].(*Strategy), args["maxAge"].(*int), args["maxStale"].(*int)), true
+	case "Query.searchOffices":
+		if e.ComplexityRoot.Query.SearchOffices == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchOffices_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchOffices(childComplexity, args["filter"].(map[string]any), args["first"].(*int), args["after"].(*string)), true
+	case "Query.searchPersons":
+		if e.ComplexityRoot.Query.SearchPersons == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchPersons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchPersons(childComplexity, args["filter"].(map[string]any), args["first"].(*int), args["after"].(*string)), true
 	case "Query.simples":
 		if e.ComplexityRoot.Query.Simples == nil {
 			break
@@ -1298,7 +1438,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap()
+	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddressFilter,
+		ec.unmarshalInputBoolFilter,
+		ec.unmarshalInputCompanyFilter,
+		ec.unmarshalInputDateRange,
+		ec.unmarshalInputDecimalRange,
+		ec.unmarshalInputEmailFilter,
+		ec.unmarshalInputIdIn,
+		ec.unmarshalInputIdSet,
+		ec.unmarshalInputIntIn,
+		ec.unmarshalInputIntRange,
+		ec.unmarshalInputIntSet,
+		ec.unmarshalInputOfficeFilter,
+		ec.unmarshalInputPersonFilter,
+		ec.unmarshalInputPhoneFilter,
+		ec.unmarshalInputRegimeFilter,
+		ec.unmarshalInputTaxIdFilter,
+		ec.unmarshalInputTextIn,
+		ec.unmarshalInputTextSet,
+		ec.unmarshalInputZipFilter,
+	)
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -1919,6 +2079,224 @@ type Special {
   text: String!
 }
 `, BuiltIn: false},
+	{Name: "../schema/search.graphqls", Input: `extend type Query {
+  """
+  Offices matching every condition of ` + "`" + `filter` + "`" + `, in tax id order, as GET /office: each
+  node is the office of the office lookup (company and members included, no Simples),
+  and may be walked further like any Office. One page is one search, priced as a page
+  (permission ` + "`" + `search:office` + "`" + `). To read the next page, send the same filter with
+  ` + "`" + `after: pageInfo.endCursor` + "`" + ` (or any edge's cursor); a cursor belongs to the search and
+  the registry snapshot it started on, and expires with them (BAD_REQUEST).
+  """
+  searchOffices(
+    "The conditions, named as GET /office's parameters: ` + "`" + `address: {state: {in: [\"SP\"]}}` + "`" + ` is ` + "`" + `address.state.in=SP` + "`" + `."
+    filter: OfficeFilter!
+    "Page size, 1 to 1000."
+    first: Int = 10
+    "A cursor of a previous page of this search."
+    after: String
+  ): OfficeSearchConnection!
+
+  "Persons (partners and legal representatives) matching ` + "`" + `filter` + "`" + `, in id order, as GET /person (permission ` + "`" + `search:person` + "`" + `)."
+  searchPersons(
+    "The conditions, named as GET /person's parameters."
+    filter: PersonFilter!
+    "Page size, 1 to 1000."
+    first: Int = 10
+    "A cursor of a previous page of this search."
+    after: String
+  ): PersonSearchConnection!
+}
+
+"A page of an office search."
+type OfficeSearchConnection {
+  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else a lower bound (SEARCH_COUNT_LIMIT)."
+  totalCount: Int!
+  "Whether totalCount counts every match."
+  countExact: Boolean!
+  "The offices of this page."
+  nodes: [Office!]!
+  "The offices of this page with their cursors."
+  edges: [OfficeSearchEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+}
+
+"An office of a search page and the cursor of the page after it."
+type OfficeSearchEdge {
+  cursor: String!
+  node: Office!
+}
+
+"A page of a person search."
+type PersonSearchConnection {
+  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else a lower bound (SEARCH_COUNT_LIMIT)."
+  totalCount: Int!
+  "Whether totalCount counts every match."
+  countExact: Boolean!
+  "The persons of this page."
+  nodes: [Person!]!
+  "The persons of this page with their cursors."
+  edges: [PersonSearchEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+}
+
+"A person of a search page and the cursor of the page after it."
+type PersonSearchEdge {
+  cursor: String!
+  node: Person!
+}
+
+"""
+Conditions of an office search; every one given must hold. The operators: ` + "`" + `in` + "`" + ` any of,
+` + "`" + `nin` + "`" + ` none of, ` + "`" + `gte` + "`" + `/` + "`" + `lte` + "`" + ` bounds, ` + "`" + `eq` + "`" + ` equals, ` + "`" + `ex` + "`" + ` has at least one (true) or none
+(false). Names match by words (docs/api.md, "Search").
+"""
+input OfficeFilter {
+  "Company name or alias: every word of one value occurs in the name, or in the alias."
+  names: TextSet
+  alias: TextSet
+  company: CompanyFilter
+  taxId: TaxIdFilter
+  founded: DateRange
+  head: BoolFilter
+  statusDate: DateRange
+  status: IdIn
+  reason: IdIn
+  specialDate: DateRange
+  special: IdIn
+  address: AddressFilter
+  phones: PhoneFilter
+  emails: EmailFilter
+  mainActivity: IdSet
+  sideActivities: IdSet
+  "Main or side activity."
+  activities: IdSet
+}
+
+"Conditions on an office's company."
+input CompanyFilter {
+  name: TextSet
+  equity: DecimalRange
+  nature: IdSet
+  size: IdIn
+  simples: RegimeFilter
+  simei: RegimeFilter
+}
+
+"Conditions on a Simples or SIMEI enrolment."
+input RegimeFilter {
+  optant: BoolFilter
+  since: DateRange
+}
+
+"Conditions on an office's address."
+input AddressFilter {
+  "IBGE municipality codes."
+  municipality: IntSet
+  street: TextSet
+  number: TextSet
+  details: TextSet
+  district: TextSet
+  "UFs, or EX for abroad."
+  state: TextIn
+  "8-digit postal codes."
+  zip: ZipFilter
+  "M49 country codes (76: Brazil)."
+  country: IdSet
+}
+
+"Conditions on an office's phones."
+input PhoneFilter {
+  ex: Boolean
+  "LANDLINE or MOBILE."
+  type: TextIn
+  area: IntRange
+  number: TextSet
+}
+
+"Conditions on an office's e-mail."
+input EmailFilter {
+  ex: Boolean
+  "CORPORATE, ACCOUNTING or PERSONAL."
+  ownership: TextIn
+  address: TextSet
+  domain: TextSet
+}
+
+"Conditions of a person search."
+input PersonFilter {
+  "NATURAL, LEGAL, FOREIGN, UNKNOWN."
+  type: TextIn
+  "Every word of one value occurs in the name."
+  name: TextSet
+  "CPFs (matched on their visible middle digits) or CNPJs."
+  taxId: TextIn
+  "Age bands: 0-12, 13-20, 21-30, 31-40, 41-50, 51-60, 61-70, 71-80, 81+."
+  age: TextIn
+  "M49 country codes."
+  country: IdSet
+}
+
+input TextSet {
+  in: [String!]
+  nin: [String!]
+}
+
+input TextIn {
+  in: [String!]
+}
+
+input TaxIdFilter {
+  nin: [String!]
+}
+
+input IntSet {
+  in: [Int!]
+  nin: [Int!]
+}
+
+input IntRange {
+  in: [Int!]
+  gte: Int
+  lte: Int
+}
+
+"A code by its id, any of or none of."
+input IdSet {
+  id: IntSet
+}
+
+"A code by its id, any of."
+input IdIn {
+  id: IntIn
+}
+
+input IntIn {
+  in: [Int!]
+}
+
+input DateRange {
+  gte: Date
+  lte: Date
+}
+
+input DecimalRange {
+  gte: Float
+  lte: Float
+}
+
+input BoolFilter {
+  eq: Boolean
+}
+
+input ZipFilter {
+  in: [String!]
+  gte: String
+  lte: String
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2160,6 +2538,32 @@ func (ec *executionContext) childFields_OfficeEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type OfficeEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_OfficeSearchConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_OfficeSearchConnection_totalCount(ctx, field)
+	case "countExact":
+		return ec.fieldContext_OfficeSearchConnection_countExact(ctx, field)
+	case "nodes":
+		return ec.fieldContext_OfficeSearchConnection_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_OfficeSearchConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_OfficeSearchConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OfficeSearchConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_OfficeSearchEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_OfficeSearchEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_OfficeSearchEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OfficeSearchEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_OfficeSuframa(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "number":
@@ -2208,6 +2612,32 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_membership(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Person", field.Name)
+}
+
+func (ec *executionContext) childFields_PersonSearchConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_PersonSearchConnection_totalCount(ctx, field)
+	case "countExact":
+		return ec.fieldContext_PersonSearchConnection_countExact(ctx, field)
+	case "nodes":
+		return ec.fieldContext_PersonSearchConnection_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_PersonSearchConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_PersonSearchConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PersonSearchConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_PersonSearchEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_PersonSearchEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_PersonSearchEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PersonSearchEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Phone(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2805,6 +3235,66 @@ func (ec *executionContext) field_Query_rfb_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["maxStale"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchOffices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNOfficeFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchPersons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNPersonFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -4897,6 +5387,203 @@ func (ec *executionContext) fieldContext_OfficeEdge_node(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _OfficeSearchConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSearchConnection_countExact(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchConnection_countExact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CountExact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchConnection_countExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSearchConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Office) graphql.Marshaler {
+			return ec.marshalNOffice2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐOfficeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Office(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OfficeSearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []OfficeSearchEdge) graphql.Marshaler {
+			return ec.marshalNOfficeSearchEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OfficeSearchEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OfficeSearchConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OfficeSearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OfficeSearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OfficeSearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OfficeSearchEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Office) graphql.Marshaler {
+			return ec.marshalNOffice2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐOffice(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OfficeSearchEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OfficeSearchEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Office(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OfficeSuframa_number(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5313,6 +6000,203 @@ func (ec *executionContext) fieldContext_Person_membership(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _PersonSearchConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PersonSearchConnection_countExact(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchConnection_countExact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CountExact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchConnection_countExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PersonSearchConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PersonSearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []PersonSearchEdge) graphql.Marshaler {
+			return ec.marshalNPersonSearchEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PersonSearchEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PersonSearchConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonSearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PersonSearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *PersonSearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonSearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PersonSearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *PersonSearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonSearchEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonSearchEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonSearchEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Phone_area(ctx context.Context, field graphql.CollectedField, obj *model.Phone) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5617,6 +6501,94 @@ func (ec *executionContext) fieldContext_Query_simples(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_simples_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchOffices(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchOffices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchOffices(ctx, fc.Args["filter"].(map[string]any), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *OfficeSearchConnection) graphql.Marshaler {
+			return ec.marshalNOfficeSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchOffices(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OfficeSearchConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchOffices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_searchPersons(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchPersons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchPersons(ctx, fc.Args["filter"].(map[string]any), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PersonSearchConnection) graphql.Marshaler {
+			return ec.marshalNPersonSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchPersons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PersonSearchConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchPersons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8089,6 +9061,907 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddressFilter(ctx context.Context, obj any) (AddressFilter, error) {
+	var it AddressFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"municipality", "street", "number", "details", "district", "state", "zip", "country"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "municipality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("municipality"))
+			data, err := ec.unmarshalOIntSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Municipality = data
+		case "street":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("street"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Street = data
+		case "number":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Number = data
+		case "details":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("details"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Details = data
+		case "district":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("district"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.District = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "zip":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zip"))
+			data, err := ec.unmarshalOZipFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐZipFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Zip = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Country = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBoolFilter(ctx context.Context, obj any) (BoolFilter, error) {
+	var it BoolFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"eq"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "eq":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eq"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Eq = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCompanyFilter(ctx context.Context, obj any) (CompanyFilter, error) {
+	var it CompanyFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "equity", "nature", "size", "simples", "simei"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "equity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("equity"))
+			data, err := ec.unmarshalODecimalRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDecimalRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Equity = data
+		case "nature":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nature"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nature = data
+		case "size":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("size"))
+			data, err := ec.unmarshalOIdIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Size = data
+		case "simples":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simples"))
+			data, err := ec.unmarshalORegimeFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐRegimeFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Simples = data
+		case "simei":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simei"))
+			data, err := ec.unmarshalORegimeFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐRegimeFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Simei = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDateRange(ctx context.Context, obj any) (DateRange, error) {
+	var it DateRange
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"gte", "lte"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "gte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gte"))
+			data, err := ec.unmarshalODate2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gte = data
+		case "lte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lte"))
+			data, err := ec.unmarshalODate2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lte = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDecimalRange(ctx context.Context, obj any) (DecimalRange, error) {
+	var it DecimalRange
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"gte", "lte"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "gte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gte"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gte = data
+		case "lte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lte"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lte = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputEmailFilter(ctx context.Context, obj any) (EmailFilter, error) {
+	var it EmailFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ex", "ownership", "address", "domain"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ex"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ex = data
+		case "ownership":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownership"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ownership = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "domain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domain"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domain = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIdIn(ctx context.Context, obj any) (IDIn, error) {
+	var it IDIn
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOIntIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIdSet(ctx context.Context, obj any) (IDSet, error) {
+	var it IDSet
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOIntSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIntIn(ctx context.Context, obj any) (IntIn, error) {
+	var it IntIn
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIntRange(ctx context.Context, obj any) (IntRange, error) {
+	var it IntRange
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in", "gte", "lte"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		case "gte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gte"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gte = data
+		case "lte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lte"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lte = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputIntSet(ctx context.Context, obj any) (IntSet, error) {
+	var it IntSet
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in", "nin"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		case "nin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nin"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nin = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOfficeFilter(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"names", "alias", "company", "taxId", "founded", "head", "statusDate", "status", "reason", "specialDate", "special", "address", "phones", "emails", "mainActivity", "sideActivities", "activities"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "names":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("names"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["names"] = data
+		case "alias":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alias"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["alias"] = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOCompanyFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐCompanyFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["company"] = data
+		case "taxId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taxId"))
+			data, err := ec.unmarshalOTaxIdFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTaxIDFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["taxId"] = data
+		case "founded":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("founded"))
+			data, err := ec.unmarshalODateRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDateRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["founded"] = data
+		case "head":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("head"))
+			data, err := ec.unmarshalOBoolFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐBoolFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["head"] = data
+		case "statusDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusDate"))
+			data, err := ec.unmarshalODateRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDateRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["statusDate"] = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOIdIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["status"] = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOIdIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["reason"] = data
+		case "specialDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("specialDate"))
+			data, err := ec.unmarshalODateRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDateRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["specialDate"] = data
+		case "special":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("special"))
+			data, err := ec.unmarshalOIdIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["special"] = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalOAddressFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐAddressFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["address"] = data
+		case "phones":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phones"))
+			data, err := ec.unmarshalOPhoneFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPhoneFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["phones"] = data
+		case "emails":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emails"))
+			data, err := ec.unmarshalOEmailFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐEmailFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["emails"] = data
+		case "mainActivity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mainActivity"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["mainActivity"] = data
+		case "sideActivities":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sideActivities"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sideActivities"] = data
+		case "activities":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activities"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["activities"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPersonFilter(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "name", "taxId", "age", "country"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["type"] = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["name"] = data
+		case "taxId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taxId"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["taxId"] = data
+		case "age":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("age"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["age"] = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["country"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPhoneFilter(ctx context.Context, obj any) (PhoneFilter, error) {
+	var it PhoneFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ex", "type", "area", "number"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ex":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ex"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ex = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "area":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("area"))
+			data, err := ec.unmarshalOIntRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Area = data
+		case "number":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+			data, err := ec.unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Number = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRegimeFilter(ctx context.Context, obj any) (RegimeFilter, error) {
+	var it RegimeFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"optant", "since"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "optant":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("optant"))
+			data, err := ec.unmarshalOBoolFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐBoolFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Optant = data
+		case "since":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("since"))
+			data, err := ec.unmarshalODateRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDateRange(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Since = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTaxIdFilter(ctx context.Context, obj any) (TaxIDFilter, error) {
+	var it TaxIDFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"nin"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "nin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nin"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nin = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTextIn(ctx context.Context, obj any) (TextIn, error) {
+	var it TextIn
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTextSet(ctx context.Context, obj any) (TextSet, error) {
+	var it TextSet
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in", "nin"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		case "nin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nin"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nin = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputZipFilter(ctx context.Context, obj any) (ZipFilter, error) {
+	var it ZipFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"in", "gte", "lte"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "in":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("in"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.In = data
+		case "gte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gte"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gte = data
+		case "lte":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lte"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lte = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -9084,6 +10957,107 @@ func (ec *executionContext) _OfficeEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var officeSearchConnectionImplementors = []string{"OfficeSearchConnection"}
+
+func (ec *executionContext) _OfficeSearchConnection(ctx context.Context, sel ast.SelectionSet, obj *OfficeSearchConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, officeSearchConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OfficeSearchConnection")
+		case "totalCount":
+			out.Values[i] = ec._OfficeSearchConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "countExact":
+			out.Values[i] = ec._OfficeSearchConnection_countExact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._OfficeSearchConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._OfficeSearchConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._OfficeSearchConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var officeSearchEdgeImplementors = []string{"OfficeSearchEdge"}
+
+func (ec *executionContext) _OfficeSearchEdge(ctx context.Context, sel ast.SelectionSet, obj *OfficeSearchEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, officeSearchEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OfficeSearchEdge")
+		case "cursor":
+			out.Values[i] = ec._OfficeSearchEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._OfficeSearchEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var officeSuframaImplementors = []string{"OfficeSuframa"}
 
 func (ec *executionContext) _OfficeSuframa(ctx context.Context, sel ast.SelectionSet, obj *model.Suframa) graphql.Marshaler {
@@ -9296,6 +11270,107 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var personSearchConnectionImplementors = []string{"PersonSearchConnection"}
+
+func (ec *executionContext) _PersonSearchConnection(ctx context.Context, sel ast.SelectionSet, obj *PersonSearchConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, personSearchConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PersonSearchConnection")
+		case "totalCount":
+			out.Values[i] = ec._PersonSearchConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "countExact":
+			out.Values[i] = ec._PersonSearchConnection_countExact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._PersonSearchConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._PersonSearchConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._PersonSearchConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var personSearchEdgeImplementors = []string{"PersonSearchEdge"}
+
+func (ec *executionContext) _PersonSearchEdge(ctx context.Context, sel ast.SelectionSet, obj *PersonSearchEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, personSearchEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PersonSearchEdge")
+		case "cursor":
+			out.Values[i] = ec._PersonSearchEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._PersonSearchEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var phoneImplementors = []string{"Phone"}
 
 func (ec *executionContext) _Phone(ctx context.Context, sel ast.SelectionSet, obj *model.Phone) graphql.Marshaler {
@@ -9480,6 +11555,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_simples(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "searchOffices":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_searchOffices(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "searchPersons":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_searchPersons(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -10896,6 +13015,41 @@ func (ec *executionContext) marshalNOfficeEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnp
 	return ret
 }
 
+func (ec *executionContext) unmarshalNOfficeFilter2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputOfficeFilter(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOfficeSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchConnection(ctx context.Context, sel ast.SelectionSet, v *OfficeSearchConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OfficeSearchConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOfficeSearchEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchEdge(ctx context.Context, sel ast.SelectionSet, v OfficeSearchEdge) graphql.Marshaler {
+	return ec._OfficeSearchEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOfficeSearchEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []OfficeSearchEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOfficeSearchEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNOfficeSuframa2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐSuframa(ctx context.Context, sel ast.SelectionSet, v model.Suframa) graphql.Marshaler {
 	return ec._OfficeSuframa(ctx, sel, &v)
 }
@@ -10912,6 +13066,67 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjg
 
 func (ec *executionContext) marshalNPerson2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx context.Context, sel ast.SelectionSet, v model.Person) graphql.Marshaler {
 	return ec._Person(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPerson2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPersonᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Person) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPerson2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx context.Context, sel ast.SelectionSet, v *model.Person) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Person(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPersonFilter2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputPersonFilter(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPersonSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchConnection(ctx context.Context, sel ast.SelectionSet, v *PersonSearchConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PersonSearchConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPersonSearchEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchEdge(ctx context.Context, sel ast.SelectionSet, v PersonSearchEdge) graphql.Marshaler {
+	return ec._PersonSearchEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPersonSearchEdge2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []PersonSearchEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPersonSearchEdge2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPhone2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPhone(ctx context.Context, sel ast.SelectionSet, v model.Phone) graphql.Marshaler {
@@ -11189,11 +13404,27 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAddressFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐAddressFilter(ctx context.Context, v any) (*AddressFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAddressFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOAgent2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐAgent(ctx context.Context, sel ast.SelectionSet, v *model.Agent) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Agent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBoolFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐBoolFilter(ctx context.Context, v any) (*BoolFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBoolFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -11233,6 +13464,14 @@ func (ec *executionContext) marshalOCompany2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgr
 	return ec._Company(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCompanyFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐCompanyFilter(ctx context.Context, v any) (*CompanyFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCompanyFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOCountry2githubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCountry(ctx context.Context, sel ast.SelectionSet, v model.Country) graphql.Marshaler {
 	return ec._Country(ctx, sel, &v)
 }
@@ -11262,6 +13501,30 @@ func (ec *executionContext) marshalODate2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) unmarshalODateRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDateRange(ctx context.Context, v any) (*DateRange, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDateRange(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODecimalRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐDecimalRange(ctx context.Context, v any) (*DecimalRange, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDecimalRange(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOEmailFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐEmailFilter(ctx context.Context, v any) (*EmailFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEmailFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -11277,6 +13540,57 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalFloatContext(*v)
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) unmarshalOIdIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDIn(ctx context.Context, v any) (*IDIn, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIdIn(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOIdSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIDSet(ctx context.Context, v any) (*IDSet, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIdSet(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -11295,6 +13609,30 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOIntIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntIn(ctx context.Context, v any) (*IntIn, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIntIn(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOIntRange2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntRange(ctx context.Context, v any) (*IntRange, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIntRange(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOIntSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐIntSet(ctx context.Context, v any) (*IntSet, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIntSet(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOLink2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐLinkᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Link) graphql.Marshaler {
@@ -11382,11 +13720,27 @@ func (ec *executionContext) marshalOPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgra
 	return ec._Person(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPhoneFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPhoneFilter(ctx context.Context, v any) (*PhoneFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPhoneFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOReason2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx context.Context, sel ast.SelectionSet, v *model.Code) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Reason(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORegimeFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐRegimeFilter(ctx context.Context, v any) (*RegimeFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRegimeFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORegistration2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐRegistrationᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Registration) graphql.Marshaler {
@@ -11529,6 +13883,38 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTaxIdFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTaxIDFilter(ctx context.Context, v any) (*TaxIDFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTaxIdFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTextIn2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextIn(ctx context.Context, v any) (*TextIn, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTextIn(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTextSet2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐTextSet(ctx context.Context, v any) (*TextSet, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTextSet(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOZipFilter2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐZipFilter(ctx context.Context, v any) (*ZipFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputZipFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -12,6 +12,80 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
+// Conditions on an office's address.
+type AddressFilter struct {
+	// IBGE municipality codes.
+	Municipality *IntSet  `json:"municipality,omitempty"`
+	Street       *TextSet `json:"street,omitempty"`
+	Number       *TextSet `json:"number,omitempty"`
+	Details      *TextSet `json:"details,omitempty"`
+	District     *TextSet `json:"district,omitempty"`
+	// UFs, or EX for abroad.
+	State *TextIn `json:"state,omitempty"`
+	// 8-digit postal codes.
+	Zip *ZipFilter `json:"zip,omitempty"`
+	// M49 country codes (76: Brazil).
+	Country *IDSet `json:"country,omitempty"`
+}
+
+type BoolFilter struct {
+	Eq *bool `json:"eq,omitempty"`
+}
+
+// Conditions on an office's company.
+type CompanyFilter struct {
+	Name    *TextSet      `json:"name,omitempty"`
+	Equity  *DecimalRange `json:"equity,omitempty"`
+	Nature  *IDSet        `json:"nature,omitempty"`
+	Size    *IDIn         `json:"size,omitempty"`
+	Simples *RegimeFilter `json:"simples,omitempty"`
+	Simei   *RegimeFilter `json:"simei,omitempty"`
+}
+
+type DateRange struct {
+	Gte *time.Time `json:"gte,omitempty"`
+	Lte *time.Time `json:"lte,omitempty"`
+}
+
+type DecimalRange struct {
+	Gte *float64 `json:"gte,omitempty"`
+	Lte *float64 `json:"lte,omitempty"`
+}
+
+// Conditions on an office's e-mail.
+type EmailFilter struct {
+	Ex *bool `json:"ex,omitempty"`
+	// CORPORATE, ACCOUNTING or PERSONAL.
+	Ownership *TextIn  `json:"ownership,omitempty"`
+	Address   *TextSet `json:"address,omitempty"`
+	Domain    *TextSet `json:"domain,omitempty"`
+}
+
+// A code by its id, any of.
+type IDIn struct {
+	ID *IntIn `json:"id,omitempty"`
+}
+
+// A code by its id, any of or none of.
+type IDSet struct {
+	ID *IntSet `json:"id,omitempty"`
+}
+
+type IntIn struct {
+	In []int `json:"in,omitempty"`
+}
+
+type IntRange struct {
+	In  []int `json:"in,omitempty"`
+	Gte *int  `json:"gte,omitempty"`
+	Lte *int  `json:"lte,omitempty"`
+}
+
+type IntSet struct {
+	In  []int `json:"in,omitempty"`
+	Nin []int `json:"nin,omitempty"`
+}
+
 // A page of memberships.
 type MembershipConnection struct {
 	// Number of memberships of the person.
@@ -52,6 +126,26 @@ type OfficeEdge struct {
 	Node *model.Office `json:"node"`
 }
 
+// A page of an office search.
+type OfficeSearchConnection struct {
+	// Number of matches of the whole search: exact when `countExact`, else a lower bound (SEARCH_COUNT_LIMIT).
+	TotalCount int `json:"totalCount"`
+	// Whether totalCount counts every match.
+	CountExact bool `json:"countExact"`
+	// The offices of this page.
+	Nodes []model.Office `json:"nodes"`
+	// The offices of this page with their cursors.
+	Edges []OfficeSearchEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An office of a search page and the cursor of the page after it.
+type OfficeSearchEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *model.Office `json:"node"`
+}
+
 // Pagination state.
 type PageInfo struct {
 	// Whether another page follows.
@@ -60,11 +154,46 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of a person search.
+type PersonSearchConnection struct {
+	// Number of matches of the whole search: exact when `countExact`, else a lower bound (SEARCH_COUNT_LIMIT).
+	TotalCount int `json:"totalCount"`
+	// Whether totalCount counts every match.
+	CountExact bool `json:"countExact"`
+	// The persons of this page.
+	Nodes []model.Person `json:"nodes"`
+	// The persons of this page with their cursors.
+	Edges []PersonSearchEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A person of a search page and the cursor of the page after it.
+type PersonSearchEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *model.Person `json:"node"`
+}
+
+// Conditions on an office's phones.
+type PhoneFilter struct {
+	Ex *bool `json:"ex,omitempty"`
+	// LANDLINE or MOBILE.
+	Type   *TextIn   `json:"type,omitempty"`
+	Area   *IntRange `json:"area,omitempty"`
+	Number *TextSet  `json:"number,omitempty"`
+}
+
 // Lookups over the Brazilian company registry (CNPJ). Every root field is one or more
 // lookups priced and rate-limited exactly like the same REST requests; the edges between
 // objects (office → company → members → person → membership → company → offices) are
 // data of the lookup, batched per level.
 type Query struct {
+}
+
+// Conditions on a Simples or SIMEI enrolment.
+type RegimeFilter struct {
+	Optant *BoolFilter `json:"optant,omitempty"`
+	Since  *DateRange  `json:"since,omitempty"`
 }
 
 // The federal revenue registry record of an establishment (GET /rfb).
@@ -113,6 +242,25 @@ type RegistryRecord struct {
 	Registrations []model.Registration `json:"registrations"`
 	// Members.
 	Members []model.Member `json:"members"`
+}
+
+type TaxIDFilter struct {
+	Nin []string `json:"nin,omitempty"`
+}
+
+type TextIn struct {
+	In []string `json:"in,omitempty"`
+}
+
+type TextSet struct {
+	In  []string `json:"in,omitempty"`
+	Nin []string `json:"nin,omitempty"`
+}
+
+type ZipFilter struct {
+	In  []string `json:"in,omitempty"`
+	Gte *string  `json:"gte,omitempty"`
+	Lte *string  `json:"lte,omitempty"`
 }
 
 // How a lookup may use cached data and the online sources.

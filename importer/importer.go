@@ -272,14 +272,14 @@ var snapshotTables = []string{"companies", "offices", "persons", "members", "sim
 // personRowsDDL is the load table of persons: one row per appearance,
 // deduplicated by personsSQL once every file is in.
 const personRowsDDL = `
-CREATE UNLOGGED TABLE person_rows (id text COLLATE "C", type text, tax_id text, name text, age text, country text);`
+CREATE UNLOGGED TABLE person_rows (id text COLLATE "C", type text, tax_id text, name text, age text, country text, name_words text[]);`
 
 // personsSQL keeps one row per person id. The id covers type, tax id and
 // name; of the remaining attributes the known age band wins, and the sort
 // makes the choice deterministic.
 const personsSQL = `
-INSERT INTO persons (id, type, tax_id, name, age, country)
-SELECT DISTINCT ON (id) id, type, tax_id, name, age, country FROM person_rows
+INSERT INTO persons (id, type, tax_id, name, age, country, name_words)
+SELECT DISTINCT ON (id) id, type, tax_id, name, age, country, name_words FROM person_rows
 ORDER BY id, age DESC NULLS LAST, country NULLS LAST`
 
 // inSchema runs statements with the staging schema as search path.

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
+	"github.com/cnpjgraph/cnpjgraph/words"
 )
 
 // Columns of the staging tables each big file feeds, in COPY order.
 var (
-	companyColumns = []string{"root", "name", "nature", "responsible_role", "equity", "size", "jurisdiction"}
+	companyColumns = []string{"root", "name", "nature", "responsible_role", "equity", "size", "jurisdiction", "name_words"}
 	officeColumns  = []string{"tax_id", "root", "head", "alias", "status", "status_date", "reason", "city_abroad",
 		"country", "founded", "main_activity", "side_activities", "street", "number", "details", "district", "zip",
-		"state", "municipality", "phones", "email", "special", "special_date"}
+		"state", "municipality", "phones", "email", "special", "special_date", "alias_words"}
 	memberColumns    = []string{"root", "position", "person_id", "role", "since", "agent_person_id", "agent_role"}
-	personRowColumns = []string{"id", "type", "tax_id", "name", "age", "country"}
+	personRowColumns = []string{"id", "type", "tax_id", "name", "age", "country", "name_words"}
 	simplesColumns   = []string{"root", "simples_optant", "simples_since", "simples_until", "simei_optant", "simei_since", "simei_until"}
 )
 
@@ -119,6 +120,16 @@ func (w *copyWriter) equity(v []byte) error {
 	return nil
 }
 
+// words writes the search words of a name as a text[] (package words);
+// a name without any is NULL.
+func (w *copyWriter) words(name []byte) {
+	w.sep()
+	var ok bool
+	if w.buf, ok = words.AppendArray(w.buf, name); !ok {
+		w.buf = append(w.buf, '\\', 'N')
+	}
+}
+
 func (w *copyWriter) boolean(b bool) {
 	if b {
 		w.raw("t")
@@ -141,6 +152,7 @@ func company(f [][]byte, w *copyWriter) error {
 	}
 	w.text(f[5])
 	w.text(f[6])
+	w.words(f[1])
 	return nil
 }
 
@@ -192,7 +204,11 @@ func (o *officeRow) write(f [][]byte, w *copyWriter) error {
 			o.special[string(special)] = struct{}{}
 		}
 	}
-	return w.date(f[29], 29)
+	if err := w.date(f[29], 29); err != nil {
+		return err
+	}
+	w.words(f[4])
+	return nil
 }
 
 // codeList writes "6201501,6202300" as a text[] literal; empty is NULL.
@@ -348,6 +364,7 @@ func memberRow(f [][]byte, line int, members, persons *copyWriter) error {
 		persons.str(agentName)
 		persons.null()
 		persons.null()
+		persons.words(agentName)
 		if err := persons.end(); err != nil {
 			return err
 		}
@@ -393,6 +410,7 @@ func person(w *copyWriter, f [][]byte) (string, error) {
 	} else {
 		w.null()
 	}
+	w.words(name)
 	return id, w.end()
 }
 

@@ -80,6 +80,8 @@ var Routes = []string{
 	"GET /ccc/certificate",
 	"GET /suframa",
 	"GET /suframa/certificate",
+	"GET /office",
+	"GET /person",
 }
 
 // NewRouter returns the HTTP handler of the service.
@@ -96,6 +98,7 @@ func NewRouter(d Deps) http.Handler {
 	docs := documentRoutes{svc: d.Service}
 	legacy := legacyRoutes{svc: d.Service, seats: d.Seats}
 	surface := surfaceRoutes{svc: d.Service}
+	search := searches{svc: d.Service}
 
 	r := chi.NewRouter()
 	maxBody := d.MaxBodyBytes
@@ -147,6 +150,8 @@ func NewRouter(d Deps) http.Handler {
 		r.Get("/ccc/certificate", surface.cccCertificate)
 		r.Get("/suframa", surface.suframa)
 		r.Get("/suframa/certificate", surface.suframaCertificate)
+		r.Get("/office", search.offices)
+		r.Get("/person", search.persons)
 		if d.Mount != nil {
 			d.Mount(r)
 		}

@@ -17,11 +17,13 @@ const (
 	ReadGraphQL     = "read:graphql"
 	ReadCCC         = "read:ccc"
 	ReadSuframa     = "read:suframa"
+	SearchOffice    = "search:office"
+	SearchPerson    = "search:person"
 )
 
 // Permissions lists every permission, in a stable order.
 var Permissions = []string{ReadOffice, ReadCompany, ReadPerson, ReadRFB, ReadSimples,
-	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL, ReadCCC, ReadSuframa}
+	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL, ReadCCC, ReadSuframa, SearchOffice, SearchPerson}
 
 // Kind is a kind of lookup: what a REST route, a top-level GraphQL field or
 // a nested GraphQL field that reaches it asks for. Its permission and price
@@ -30,18 +32,20 @@ type Kind uint8
 
 // Kinds of lookup.
 const (
-	KindOffice      Kind = iota // GET /office/:taxId, /companies/:taxId; GraphQL office, offices
-	KindCompany                 // GET /company/:id; GraphQL company, Company.offices, Company.members beyond a lookup
-	KindPerson                  // GET /person/:id; GraphQL person, Person.membership beyond a lookup
-	KindRegistry                // GET /rfb; GraphQL rfb
-	KindSimples                 // GET /simples; GraphQL simples
-	KindCertificate             // GET /rfb/certificate, /simples/certificate
-	KindMap                     // GET /office/:taxId/map
-	KindStreet                  // GET /office/:taxId/street
-	KindCCC                     // GET /ccc
-	KindSuframa                 // GET /suframa
-	KindZip                     // GET /zip/:code
-	KindCredit                  // GET /credit
+	KindOffice       Kind = iota // GET /office/:taxId, /companies/:taxId; GraphQL office, offices
+	KindCompany                  // GET /company/:id; GraphQL company, Company.offices, Company.members beyond a lookup
+	KindPerson                   // GET /person/:id; GraphQL person, Person.membership beyond a lookup
+	KindRegistry                 // GET /rfb; GraphQL rfb
+	KindSimples                  // GET /simples; GraphQL simples
+	KindCertificate              // GET /rfb/certificate, /simples/certificate
+	KindMap                      // GET /office/:taxId/map
+	KindStreet                   // GET /office/:taxId/street
+	KindCCC                      // GET /ccc
+	KindSuframa                  // GET /suframa
+	KindZip                      // GET /zip/:code
+	KindCredit                   // GET /credit
+	KindSearchOffice             // a page of GET /office; GraphQL searchOffices
+	KindSearchPerson             // a page of GET /person; GraphQL searchPersons
 )
 
 // kindSpec is what a kind of lookup needs and costs.
@@ -74,6 +78,10 @@ var kinds = [...]kindSpec{
 	KindZip: {"zip", ReadOffice, free},
 	// Any valid credential may ask for its own credits.
 	KindCredit: {"credit", "", free},
+	// A page of search results costs Prices.Search, whatever its size; its
+	// records are in the lookups' shapes and included.
+	KindSearchOffice: {"search:office", SearchOffice, func(p Prices) int { return p.Search }},
+	KindSearchPerson: {"search:person", SearchPerson, func(p Prices) int { return p.Search }},
 }
 
 func (k Kind) String() string { return kinds[k].name }
@@ -92,10 +100,11 @@ type Prices struct {
 	Certificate int `env:"COST_CERTIFICATE" envDefault:"1"` // a PDF certificate
 	Map         int `env:"COST_MAP" envDefault:"3"`         // an aerial map image
 	Street      int `env:"COST_STREET" envDefault:"10"`     // a street-view image
+	Search      int `env:"COST_SEARCH" envDefault:"1"`      // a page of search results
 }
 
 // DefaultPrices are the contract's defaults.
-var DefaultPrices = Prices{Online: 1, Certificate: 1, Map: 3, Street: 10}
+var DefaultPrices = Prices{Online: 1, Certificate: 1, Map: 3, Street: 10, Search: 1}
 
 // Meter accounts lookups to whoever asks (package auth implements it for
 // the request's credential). Requests without a caller, such as the

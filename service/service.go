@@ -42,6 +42,9 @@ type Service struct {
 	signLink SignLink // nil: the office lookup's links are not signed
 
 	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
+
+	searchSettings SearchSettings
+	tokensDropped  atomic.Int64 // unix nanoseconds of the last sweep of expired page tokens
 }
 
 // Options configures a Service.
@@ -63,6 +66,8 @@ type Options struct {
 	// SignLink signs the office lookup's links for the caller; nil: links
 	// are unsigned and every type is given.
 	SignLink SignLink
+	// Search tunes the searches; nil: DefaultSearchSettings.
+	Search *SearchSettings
 }
 
 // New returns a Service over store.
@@ -76,6 +81,10 @@ func New(store *db.Store, opts Options) *Service {
 	}
 	for _, p := range []string{PortalRegistry, PortalSimples, PortalRegistrations, PortalSuframa} {
 		s.overlay = s.overlay || s.source.Serves(p)
+	}
+	s.searchSettings = DefaultSearchSettings
+	if opts.Search != nil {
+		s.searchSettings = *opts.Search
 	}
 	if s.meter == nil {
 		s.meter = Free{}

@@ -91,7 +91,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 
 	metrics := rest.NewMetrics(d.DB)
 	store := db.NewStore(d, db.StoreOptions{OnQuery: metrics.RoundTrip})
-	opts := service.Options{Logger: log, Prices: &cfg.Prices}
+	opts := service.Options{Logger: log, Prices: &cfg.Prices, Search: &cfg.Search}
 	if cfg.Upstream.URL != "" {
 		client, err := upstream.New(upstreamConfig(cfg.Upstream))
 		if err != nil {

@@ -10,3 +10,14 @@ ALTER TABLE simples ADD PRIMARY KEY (root);
 ALTER TABLE simples_periods ADD PRIMARY KEY (root, regime, since);
 -- The postal code lookup (GET /zip/:code) reads a CEP's offices through it.
 CREATE INDEX offices_zip ON offices (zip);
+-- Search (GET /office, GET /person; docs/api.md "Search"). Names match by
+-- words: each name's words array, GIN-indexed, answers "every word of the
+-- value occurs" (@>) without reading the rows that lack one.
+CREATE INDEX companies_name_words ON companies USING gin (name_words);
+CREATE INDEX offices_alias_words ON offices USING gin (alias_words) WHERE alias_words IS NOT NULL;
+CREATE INDEX persons_name_words ON persons USING gin (name_words);
+-- Codes searched on their own or together: activity within a municipality,
+-- a municipality's offices, an activity's offices, an e-mail domain.
+CREATE INDEX offices_municipality ON offices (municipality, main_activity);
+CREATE INDEX offices_activity ON offices (main_activity);
+CREATE INDEX offices_email_domain ON offices ((lower(split_part(email, '@', 2)))) WHERE email IS NOT NULL;

@@ -16,7 +16,8 @@ CREATE TABLE companies (
     responsible_role     text,               -- qualificação do responsável
     equity               numeric,            -- capital social, exact
     size                 text,               -- porte: 00, 01, 03, 05
-    jurisdiction         text                -- ente federativo responsável
+    jurisdiction         text,               -- ente federativo responsável
+    name_words           text[]              -- the name's search words (package words)
 );
 
 CREATE TABLE offices (
@@ -42,7 +43,8 @@ CREATE TABLE offices (
     phones               text[],             -- area and number, alternating
     email                text,
     special              text,               -- situação especial (free text)
-    special_date         date
+    special_date         date,
+    alias_words          text[]              -- the alias's search words
 );
 
 -- Persons, one row per distinct (type, tax id, name); id is the UUIDv5 of those.
@@ -52,7 +54,8 @@ CREATE TABLE persons (
     tax_id               text,               -- masked CPF or CNPJ; null for foreigners
     name                 text NOT NULL,
     age                  text,               -- faixa etária code 1-9; null when unknown
-    country              text                -- RFB país code (foreign persons)
+    country              text,               -- RFB país code (foreign persons)
+    name_words           text[]              -- the name's search words
 );
 
 CREATE TABLE members (

@@ -1,0 +1,585 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Searches over the live snapshot (GET /office, GET /person): each filter
+// of the contract is one row of OfficeFilters or PersonFilters, its name,
+// the value type the service layer parses, the operators it takes and the
+// SQL condition it becomes. Matches come in key order (tax id, person id)
+// and pages are keyset pages: a page after a key costs what the first does.
+
+// ValueType is how a filter's values are read.
+type ValueType uint8
+
+// Value types.
+const (
+	Words       ValueType = iota // names: each value is the words that must all occur
+	Text                         // free text, upper-cased
+	Enum                         // one of the spec's Allowed values
+	Int                          // whole numbers
+	Date                         // YYYY-MM-DD
+	Bool                         // true or false
+	Number                       // a decimal number
+	Zip                          // a CEP: 8 digits
+	OfficeID                     // a CNPJ
+	PersonTaxID                  // a CPF (11 digits, or masked ***123456**) or a CNPJ
+)
+
+// Operators.
+const (
+	OpIn  = "in"  // any of the values
+	OpNin = "nin" // none of the values
+	OpGte = "gte" // at least
+	OpLte = "lte" // at most
+	OpEq  = "eq"  // equals
+	OpEx  = "ex"  // has at least one (true) or none (false)
+)
+
+// Filter is one parsed condition: Field (e.g. "address.state"), its
+// operator and its values, typed by the field's ValueType.
+type Filter struct {
+	Field  string
+	Op     string
+	Texts  []string   // Text, Enum, Zip, OfficeID, PersonTaxID; Zip bounds
+	Words  [][]string // Words: one list of words per alternative
+	Ints   []int      // Int; Int bounds are Ints[0]
+	Date   time.Time  // Date bounds
+	Bool   bool       // Bool, and every OpEx
+	Number string     // Number bounds, as decimal text
+}
+
+// FilterSpec is a filter the search accepts.
+type FilterSpec struct {
+	Field   string
+	Type    ValueType
+	Ops     []string
+	Allowed []string // Enum's values
+	cond    func(w *where, f Filter) string
+}
+
+// where collects a search's conditions and their arguments.
+type where struct {
+	conds   []string
+	args    []any
+	codes   *Codes
+	catalog *Catalog
+	company bool // conditions read c (companies)
+	simples bool // conditions read s (simples)
+}
+
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+// anyOf is "expr = ANY(values)", or its negation for nin; a NULL column
+// is none of the values.
+func anyOf(w *where, expr string, op string, values []string) string {
+	c := expr + " = ANY(" + w.arg(pq.Array(values)) + ")"
+	return negate(op, c)
+}
+
+// negate turns a condition into its nin form: NULL (no value) counts as
+// "none of them".
+func negate(op, cond string) string {
+	if op == OpNin {
+		return "NOT coalesce(" + cond + ", false)"
+	}
+	return cond
+}
+
+// bound is "expr >= v" or "expr <= v".
+func bound(w *where, expr, op string, v any) string {
+	if op == OpGte {
+		return expr + " >= " + w.arg(v)
+	}
+	return expr + " <= " + w.arg(v)
+}
+
+// wordsOf is "column holds every word of one of the alternatives".
+func wordsOf(w *where, column, op string, alternatives [][]string) string {
+	parts := make([]string, len(alternatives))
+	for i, ws := range alternatives {
+		parts[i] = column + " @> " + w.arg(pq.Array(ws)) + "::text[]"
+	}
+	return negate(op, "("+strings.Join(parts, " OR ")+")")
+}
+
+func textSpec(field, expr string, ops ...string) FilterSpec {
+	return FilterSpec{Field: field, Type: Text, Ops: ops, cond: func(w *where, f Filter) string {
+		return anyOf(w, expr, f.Op, f.Texts)
+	}}
+}
+
+// padded codes: the dump writes codes zero-padded to a fixed width.
+func padded(ints []int, width int) []string {
+	out := make([]string, len(ints))
+	for i, n := range ints {
+		out[i] = fmt.Sprintf("%0*d", width, n)
+	}
+	return out
+}
+
+func codeSpec(field, expr string, width int, ops ...string) FilterSpec {
+	return FilterSpec{Field: field, Type: Int, Ops: ops, cond: func(w *where, f Filter) string {
+		return anyOf(w, expr, f.Op, padded(f.Ints, width))
+	}}
+}
+
+func dateSpec(field, expr string) FilterSpec {
+	return FilterSpec{Field: field, Type: Date, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
+		return bound(w, expr, f.Op, f.Date.Format(time.DateOnly))
+	}}
+}
+
+func boolSpec(field, expr string) FilterSpec {
+	return FilterSpec{Field: field, Type: Bool, Ops: []string{OpEq}, cond: func(w *where, f Filter) string {
+		return expr + " = " + w.arg(f.Bool)
+	}}
+}
+
+// contains is a case- and accent-insensitive substring match of
+// free-text address fields (the values arrive upper-cased, accents
+// dropped: Text).
+func containsSpec(field, column string) FilterSpec {
+	return FilterSpec{Field: field, Type: Text, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		patterns := make([]string, len(f.Texts))
+		for i, t := range f.Texts {
+			patterns[i] = "%" + escapeLike(t) + "%"
+		}
+		return negate(f.Op, "translate(upper("+column+"), '"+accented+"', '"+unaccented+"') LIKE ANY("+w.arg(pq.Array(patterns))+")")
+	}}
+}
+
+const (
+	accented   = "ÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇÑ"
+	unaccented = "AAAAAEEEEIIIIOOOOOUUUUCN"
+)
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// The office's e-mail domain, as the offices_email_domain index holds it.
+const emailDomain = "lower(split_part(o.email, '@', 2))"
+
+// PersonalMailDomains are the free mail providers: an office e-mail at one
+// of them is PERSONAL (docs/api.md, "Search").
+var PersonalMailDomains = []string{"gmail.com", "hotmail.com", "hotmail.com.br", "outlook.com", "outlook.com.br",
+	"live.com", "msn.com", "yahoo.com", "yahoo.com.br", "ymail.com", "icloud.com", "me.com", "bol.com.br",
+	"uol.com.br", "terra.com.br", "ig.com.br", "globo.com", "globomail.com", "r7.com", "zipmail.com.br", "aol.com",
+	"protonmail.com", "proton.me", "gmx.com"}
+
+// emailOwnership is the SQL of the rule EmailOwnership states.
+func emailOwnership(w *where) string {
+	return "CASE WHEN " + emailDomain + " = ANY(" + w.arg(pq.Array(PersonalMailDomains)) + ") THEN 'PERSONAL'" +
+		" WHEN " + emailDomain + " LIKE '%contab%' OR " + emailDomain + " LIKE '%contador%' THEN 'ACCOUNTING'" +
+		" ELSE 'CORPORATE' END"
+}
+
+// EmailOwnership is who an address belongs to, decided from its domain: a
+// free mail provider's is PERSONAL, an accountant's (the domain names
+// "contab…" or "contador…") ACCOUNTING, any other CORPORATE.
+func EmailOwnership(domain string) string {
+	d := strings.ToLower(domain)
+	switch {
+	case slices.Contains(PersonalMailDomains, d):
+		return "PERSONAL"
+	case strings.Contains(d, "contab") || strings.Contains(d, "contador"):
+		return "ACCOUNTING"
+	}
+	return "CORPORATE"
+}
+
+// PhoneType is MOBILE for a number whose first digit is 6 to 9 (every
+// Brazilian mobile number, 8 digits before 2016 and 9 since), LANDLINE
+// otherwise (landlines start with 2 to 5).
+func PhoneType(number string) string {
+	if number != "" && number[0] >= '6' && number[0] <= '9' {
+		return "MOBILE"
+	}
+	return "LANDLINE"
+}
+
+// anyPhone is "some phone of the office (area o.phones[i], number
+// o.phones[i+1]) satisfies cond".
+func anyPhone(cond string) string {
+	return "EXISTS (SELECT 1 FROM generate_series(1, coalesce(array_length(o.phones, 1), 0), 2) i WHERE " + cond + ")"
+}
+
+const phoneArea = "(CASE WHEN o.phones[i] ~ '^[0-9]{1,4}$' THEN o.phones[i]::int END)"
+
+// OfficeFilters are the filters of GET /office and GraphQL searchOffices.
+var OfficeFilters = []FilterSpec{
+	{Field: "names", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		// The company's name or the office's alias: each read through its
+		// own index, then one semi-join on the office key.
+		var parts []string
+		for _, ws := range f.Words {
+			a := w.arg(pq.Array(ws))
+			parts = append(parts, "SELECT o2.tax_id FROM "+LiveSchema+".companies c2 JOIN "+LiveSchema+".offices o2 ON o2.root = c2.root WHERE c2.name_words @> "+a+"::text[]",
+				"SELECT tax_id FROM "+LiveSchema+".offices WHERE alias_words @> "+a+"::text[]")
+		}
+		c := "o.tax_id IN (" + strings.Join(parts, " UNION ") + ")"
+		if f.Op == OpNin {
+			return "NOT " + c
+		}
+		return c
+	}},
+	{Field: "company.name", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		w.company = true
+		return wordsOf(w, "c.name_words", f.Op, f.Words)
+	}},
+	{Field: "alias", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return wordsOf(w, "o.alias_words", f.Op, f.Words)
+	}},
+	{Field: "company.equity", Type: Number, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
+		w.company = true
+		return bound(w, "c.equity", f.Op, f.Number)
+	}},
+	companyCode("company.nature.id", "c.nature", 4, OpIn, OpNin),
+	companyCode("company.size.id", "c.size", 2, OpIn),
+	simplesSpec("company.simples.optant", "s.simples_optant"),
+	simplesDates("company.simples.since", "s.simples_since"),
+	simplesSpec("company.simei.optant", "s.simei_optant"),
+	simplesDates("company.simei.since", "s.simei_since"),
+	{Field: "taxId", Type: OfficeID, Ops: []string{OpNin}, cond: func(w *where, f Filter) string {
+		return "o.tax_id <> ALL(" + w.arg(pq.Array(f.Texts)) + ")"
+	}},
+	dateSpec("founded", "o.founded"),
+	boolSpec("head", "o.head"),
+	dateSpec("statusDate", "o.status_date"),
+	codeSpec("status.id", "o.status", 2, OpIn),
+	codeSpec("reason.id", "o.reason", 2, OpIn),
+	dateSpec("specialDate", "o.special_date"),
+	{Field: "special.id", Type: Int, Ops: []string{OpIn}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "o.special", f.Op, w.catalog.specialTexts(f.Ints))
+	}},
+	{Field: "address.municipality", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "o.municipality", f.Op, w.codes.municipalityCodes(f.Ints))
+	}},
+	containsSpec("address.street", "o.street"),
+	textSpec("address.number", "upper(o.number)", OpIn, OpNin),
+	containsSpec("address.details", "o.details"),
+	containsSpec("address.district", "o.district"),
+	{Field: "address.state", Type: Enum, Ops: []string{OpIn}, Allowed: append(slices.Clone(states), "EX"), cond: func(w *where, f Filter) string {
+		return anyOf(w, "o.state", f.Op, f.Texts)
+	}},
+	{Field: "address.zip", Type: Zip, Ops: []string{OpIn, OpGte, OpLte}, cond: func(w *where, f Filter) string {
+		if f.Op == OpIn {
+			return anyOf(w, "o.zip", f.Op, f.Texts)
+		}
+		return bound(w, "o.zip", f.Op, f.Texts[0])
+	}},
+	{Field: "address.country.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		// Brazil (76) is every address not abroad; abroad, the RFB country
+		// codes the M49 codes stand for.
+		var parts []string
+		if slices.Contains(f.Ints, Brazil.ID) {
+			parts = append(parts, "o.state IS DISTINCT FROM 'EX'")
+		}
+		parts = append(parts, "(o.state = 'EX' AND ltrim(o.country, '0') = ANY("+w.arg(pq.Array(w.codes.countryKeys(f.Ints)))+"))")
+		return negate(f.Op, "("+strings.Join(parts, " OR ")+")")
+	}},
+	{Field: "phones", Type: Bool, Ops: []string{OpEx}, cond: func(w *where, f Filter) string {
+		return "(o.phones IS NOT NULL) = " + w.arg(f.Bool)
+	}},
+	{Field: "phones.type", Type: Enum, Ops: []string{OpIn}, Allowed: []string{"LANDLINE", "MOBILE"}, cond: func(w *where, f Filter) string {
+		var parts []string
+		for _, t := range f.Texts {
+			if t == "MOBILE" {
+				parts = append(parts, "left(o.phones[i+1], 1) BETWEEN '6' AND '9'")
+			} else {
+				parts = append(parts, "left(o.phones[i+1], 1) NOT BETWEEN '6' AND '9'")
+			}
+		}
+		return anyPhone(strings.Join(parts, " OR "))
+	}},
+	{Field: "phones.area", Type: Int, Ops: []string{OpIn, OpGte, OpLte}, cond: func(w *where, f Filter) string {
+		if f.Op == OpIn {
+			return anyPhone(phoneArea + " = ANY(" + w.arg(pq.Array(f.Ints)) + "::int[])")
+		}
+		return anyPhone(bound(w, phoneArea, f.Op, f.Ints[0]))
+	}},
+	{Field: "phones.number", Type: Text, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return negate(f.Op, anyPhone("o.phones[i+1] = ANY("+w.arg(pq.Array(f.Texts))+")"))
+	}},
+	{Field: "emails", Type: Bool, Ops: []string{OpEx}, cond: func(w *where, f Filter) string {
+		return "(o.email IS NOT NULL) = " + w.arg(f.Bool)
+	}},
+	{Field: "emails.ownership", Type: Enum, Ops: []string{OpIn}, Allowed: []string{"CORPORATE", "ACCOUNTING", "PERSONAL"}, cond: func(w *where, f Filter) string {
+		return "o.email IS NOT NULL AND (" + emailOwnership(w) + ") = ANY(" + w.arg(pq.Array(f.Texts)) + ")"
+	}},
+	{Field: "emails.address", Type: Text, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "upper(o.email)", f.Op, f.Texts)
+	}},
+	{Field: "emails.domain", Type: Text, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		lower := make([]string, len(f.Texts))
+		for i, t := range f.Texts {
+			lower[i] = strings.ToLower(t)
+		}
+		return anyOf(w, emailDomain, f.Op, lower)
+	}},
+	codeSpec("mainActivity.id", "o.main_activity", 7, OpIn, OpNin),
+	{Field: "sideActivities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return negate(f.Op, "o.side_activities && "+w.arg(pq.Array(padded(f.Ints, 7)))+"::text[]")
+	}},
+	{Field: "activities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		a := w.arg(pq.Array(padded(f.Ints, 7)))
+		return negate(f.Op, "(o.main_activity = ANY("+a+"::text[]) OR o.side_activities && "+a+"::text[])")
+	}},
+}
+
+func companyCode(field, expr string, width int, ops ...string) FilterSpec {
+	s := codeSpec(field, expr, width, ops...)
+	cond := s.cond
+	s.cond = func(w *where, f Filter) string { w.company = true; return cond(w, f) }
+	return s
+}
+
+func simplesSpec(field, column string) FilterSpec {
+	return FilterSpec{Field: field, Type: Bool, Ops: []string{OpEq}, cond: func(w *where, f Filter) string {
+		w.simples = true
+		return "coalesce(" + column + ", false) = " + w.arg(f.Bool)
+	}}
+}
+
+func simplesDates(field, column string) FilterSpec {
+	s := dateSpec(field, column)
+	cond := s.cond
+	s.cond = func(w *where, f Filter) string { w.simples = true; return cond(w, f) }
+	return s
+}
+
+// PersonFilters are the filters of GET /person and GraphQL searchPersons.
+var PersonFilters = []FilterSpec{
+	{Field: "type", Type: Enum, Ops: []string{OpIn}, Allowed: []string{"NATURAL", "LEGAL", "FOREIGN", "UNKNOWN"}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "p.type", f.Op, f.Texts)
+	}},
+	{Field: "name", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return wordsOf(w, "p.name_words", f.Op, f.Words)
+	}},
+	{Field: "taxId", Type: PersonTaxID, Ops: []string{OpIn}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "p.tax_id", f.Op, f.Texts)
+	}},
+	{Field: "age", Type: Enum, Ops: []string{OpIn}, Allowed: AgeBands, cond: func(w *where, f Filter) string {
+		codes := make([]string, len(f.Texts))
+		for i, band := range f.Texts {
+			codes[i] = strconv.Itoa(slices.Index(AgeBands, band) + 1)
+		}
+		return anyOf(w, "p.age", f.Op, codes)
+	}},
+	{Field: "country.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		return anyOf(w, "ltrim(p.country, '0')", f.Op, w.codes.countryKeys(f.Ints))
+	}},
+}
+
+// AgeBands are the age bands of the registry, codes 1 to 9 in order.
+var AgeBands = []string{"0-12", "13-20", "21-30", "31-40", "41-50", "51-60", "61-70", "71-80", "81+"}
+
+var states = []string{"AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT",
+	"PA", "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SP", "SE", "TO"}
+
+// specialTexts are the "situação especial" texts of the stable ids.
+func (c *Catalog) specialTexts(ids []int) []string {
+	c.specialMu.RLock()
+	defer c.specialMu.RUnlock()
+	out := []string{}
+	for text, id := range c.special {
+		if slices.Contains(ids, id) {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// municipalityCodes are the RFB codes of the IBGE codes.
+func (c *Codes) municipalityCodes(ibge []int) []string {
+	out := []string{}
+	for code, m := range c.municipalities {
+		if slices.Contains(ibge, m.IBGE) {
+			out = append(out, code)
+		}
+	}
+	return out
+}
+
+// countryKeys are the unpadded RFB codes of the M49 codes.
+func (c *Codes) countryKeys(m49 []int) []string {
+	out := []string{}
+	for key, cc := range c.countries {
+		if cc.M49 != 0 && slices.Contains(m49, cc.M49) {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// Search is a search to run: its filters, the page size and where the page
+// starts (after the key After; "" for the first).
+type Search struct {
+	Filters  []Filter
+	Limit    int
+	After    string
+	Snapshot int64 // the snapshot it belongs to
+	// CountLimit bounds the count: the first page counts matches up to it
+	// and says whether it got them all.
+	CountLimit int
+}
+
+// SearchPage is a page of keys and, on a first page, the count.
+type SearchPage struct {
+	Keys    []string // at most Limit
+	HasNext bool
+	Count   int64 // first page only: min(matches, CountLimit)
+	Exact   bool  // Count is every match
+}
+
+// ErrSnapshotChanged means the live snapshot is not the search's any more.
+var ErrSnapshotChanged = errors.New("the live snapshot changed")
+
+// SearchOffices runs an office search on the live snapshot.
+func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error) {
+	return s.search(ctx, q, OfficeFilters, "o.tax_id", func(w *where) string {
+		from := LiveSchema + ".offices o"
+		if w.company {
+			from += " JOIN " + LiveSchema + ".companies c ON c.root = o.root"
+		}
+		if w.simples {
+			from += " LEFT JOIN " + LiveSchema + ".simples s ON s.root = o.root"
+		}
+		return from
+	})
+}
+
+// SearchPersons runs a person search on the live snapshot.
+func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error) {
+	return s.search(ctx, q, PersonFilters, "p.id", func(*where) string { return LiveSchema + ".persons p" })
+}
+
+func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, key string, from func(*where) string) (SearchPage, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return SearchPage{}, err
+	}
+	w := &where{codes: codes, catalog: s.Catalog}
+	for _, f := range q.Filters {
+		i := slices.IndexFunc(specs, func(sp FilterSpec) bool { return sp.Field == f.Field })
+		if i < 0 {
+			return SearchPage{}, fmt.Errorf("search: unknown filter %q", f.Field)
+		}
+		w.conds = append(w.conds, specs[i].cond(w, f))
+	}
+	// The statement answers only on the snapshot the search belongs to: a
+	// swap between the catalog's check and this statement is seen here.
+	w.conds = append(w.conds, w.arg(q.Snapshot)+" = (SELECT id FROM snapshots WHERE state = 'live')")
+	first := q.After == ""
+	if !first {
+		w.conds = append(w.conds, key+" > "+w.arg(q.After)+" COLLATE \"C\"")
+	}
+	matches := `SELECT ` + key + ` AS k FROM ` + from(w) + ` WHERE ` + strings.Join(w.conds, " AND ") + ` ORDER BY ` + key
+	var query string
+	if first {
+		// One statement counts (up to the bound) and gives the first page:
+		// the smallest keys of the matches counted.
+		query = `SELECT count(*), coalesce((array_agg(k ORDER BY k))[1:` + w.arg(q.Limit+1) + `], '{}')
+FROM (` + matches + ` LIMIT ` + w.arg(q.CountLimit+1) + `) m`
+	} else {
+		query = `SELECT 0::bigint, coalesce(array_agg(k ORDER BY k), '{}') FROM (` + matches + ` LIMIT ` + w.arg(q.Limit+1) + `) m`
+	}
+	var count int64
+	var keys pq.StringArray
+	// Unprepared: the text depends on the filters given, and a prepared
+	// statement per combination would pile up on every connection.
+	if err := s.DB.QueryRowContext(ctx, query, w.args...).Scan(&count, &keys); err != nil {
+		return SearchPage{}, fmt.Errorf("search: %w", err)
+	}
+	if len(keys) == 0 {
+		live, err := LiveSnapshot(ctx, s.DB)
+		if err != nil {
+			return SearchPage{}, err
+		}
+		if live.ID != q.Snapshot {
+			return SearchPage{}, ErrSnapshotChanged
+		}
+	}
+	p := SearchPage{Keys: keys, HasNext: len(keys) > q.Limit}
+	if p.HasNext {
+		p.Keys = keys[:q.Limit]
+	}
+	if first {
+		p.Count, p.Exact = min(count, int64(q.CountLimit)), count <= int64(q.CountLimit)
+	}
+	return p, nil
+}
+
+// SearchToken is a page token: the page after key After of the search
+// Params (canonical query text) of Kind, on the snapshot it started on.
+type SearchToken struct {
+	Token     string    `db:"token"`
+	Kind      string    `db:"kind"`
+	Params    string    `db:"params"`
+	Snapshot  int64     `db:"snapshot_id"`
+	After     string    `db:"after_key"`
+	Count     int64     `db:"total"`
+	Exact     bool      `db:"exact"`
+	Limit     int       `db:"page_limit"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// SaveSearchTokens stores tokens in one statement.
+func (s *Store) SaveSearchTokens(ctx context.Context, ts []SearchToken) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	n := len(ts)
+	tokens, kinds, params, afters := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	snaps, counts, limits := make([]int64, n), make([]int64, n), make([]int64, n)
+	exact := make([]bool, n)
+	for i, t := range ts {
+		tokens[i], kinds[i], params[i], afters[i] = t.Token, t.Kind, t.Params, t.After
+		snaps[i], counts[i], limits[i], exact[i] = t.Snapshot, t.Count, int64(t.Limit), t.Exact
+	}
+	const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bool[], $8::int[])`
+	_, err := s.DB.ExecContext(ctx, q, pq.Array(tokens), pq.Array(kinds), pq.Array(params), pq.Array(snaps),
+		pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits))
+	if err != nil {
+		return fmt.Errorf("save search tokens: %w", err)
+	}
+	return nil
+}
+
+// SearchTokenOf returns a stored token; NotFoundError when there is none.
+func (s *Store) SearchTokenOf(ctx context.Context, token string) (SearchToken, error) {
+	var t SearchToken
+	err := s.DB.GetContext(ctx, &t, `SELECT token, kind, params, snapshot_id, after_key, total, exact, page_limit, created_at
+FROM search_tokens WHERE token = $1`, token)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, &NotFoundError{What: "search token", Key: token}
+	}
+	if err != nil {
+		return t, fmt.Errorf("read search token: %w", err)
+	}
+	return t, nil
+}
+
+// DeleteSearchTokens removes the tokens created before t.
+func (s *Store) DeleteSearchTokens(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.DB.ExecContext(ctx, `DELETE FROM search_tokens WHERE created_at < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("delete search tokens: %w", err)
+	}
+	return res.RowsAffected()
+}

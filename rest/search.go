@@ -1,0 +1,135 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/cnpjgraph/cnpjgraph/wire"
+)
+
+// searches serves GET /office and GET /person: query parameters only,
+// answered as {"next", "limit", "count", "records"} (docs/api.md, "Search").
+type searches struct {
+	svc *service.Service
+}
+
+// searchRequest reads a search's parameters: limit, token, and every other
+// parameter a filter, its comma-separated values a list. Whether each is a
+// filter of this search is the service layer's to say (unknown → 400).
+func searchRequest(r *http.Request, cs *service.Constraints) service.SearchRequest {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		cs.Add("query string must be correctly URL-encoded")
+	}
+	req := service.SearchRequest{Filters: map[string][]string{}}
+	for name, vs := range values {
+		if len(vs) > 1 {
+			cs.Add(name + " must be given only once")
+		}
+		v := vs[0]
+		switch name {
+		case "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				cs.Add("limit must be an integer from 1 to " + strconv.Itoa(service.MaxSearchLimit))
+				continue
+			}
+			req.Limit = &n
+		case "token":
+			req.Token = v
+		default:
+			var items []string
+			for _, item := range strings.Split(v, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					items = append(items, item)
+				}
+			}
+			req.Filters[name] = items
+		}
+	}
+	return req
+}
+
+// page is the wire shape of a search page; Records are written by hand
+// (office) or by encoding/json (person).
+type page struct {
+	Next    *string         `json:"next"`
+	Limit   int             `json:"limit"`
+	Count   int64           `json:"count"`
+	Records json.RawMessage `json:"records"`
+}
+
+func pageOf[T any](p service.SearchPage[T], records []byte) page {
+	out := page{Limit: p.Limit, Count: p.Count, Records: records}
+	if p.Next != "" {
+		out.Next = &p.Next
+	}
+	return out
+}
+
+// offices serves GET /office.
+func (h searches) offices(w http.ResponseWriter, r *http.Request) {
+	var cs service.Constraints
+	req := searchRequest(r, &cs)
+	if cs.Err() == nil {
+		if err := service.ParseSearch(false, req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	if err := cs.Err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	p, err := h.svc.SearchOffices(r.Context(), req)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	records := []byte{'['}
+	for i, o := range p.Records {
+		if i > 0 {
+			records = append(records, ',')
+		}
+		if records, err = wire.MarshalOffice(records, o); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, pageOf(p, append(records, ']')))
+}
+
+// persons serves GET /person.
+func (h searches) persons(w http.ResponseWriter, r *http.Request) {
+	var cs service.Constraints
+	req := searchRequest(r, &cs)
+	if cs.Err() == nil {
+		if err := service.ParseSearch(true, req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	if err := cs.Err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	p, err := h.svc.SearchPersons(r.Context(), req)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	records := make([]wire.PersonLookup, len(p.Records))
+	for i, person := range p.Records {
+		records[i] = wire.PersonLookupOf(person)
+	}
+	body, err := json.Marshal(records)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageOf(p, body))
+}
