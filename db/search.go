@@ -251,9 +251,9 @@ var OfficeFilters = []FilterSpec{
 	companyCode("company.nature.id", "c.nature", 4, OpIn, OpNin),
 	companyCode("company.size.id", "c.size", 2, OpIn),
 	simplesSpec("company.simples.optant", "s.simples_optant"),
-	simplesDates("company.simples.since", "s.simples_since"),
+	simplesDates("company.simples.since", "s.simples_optant", "s.simples_since"),
 	simplesSpec("company.simei.optant", "s.simei_optant"),
-	simplesDates("company.simei.since", "s.simei_since"),
+	simplesDates("company.simei.since", "s.simei_optant", "s.simei_since"),
 	{Field: "taxId", Type: OfficeID, Ops: []string{OpNin}, cond: func(w *where, f Filter) string {
 		return "o.tax_id <> ALL(" + w.arg(pq.Array(f.Texts)) + ")"
 	}},
@@ -355,10 +355,12 @@ func simplesSpec(field, column string) FilterSpec {
 	}}
 }
 
-func simplesDates(field, column string) FilterSpec {
+// simplesDates bounds the date an optant enrolled; a company no longer
+// enrolled has no such date (the answer's since is null).
+func simplesDates(field, optant, column string) FilterSpec {
 	s := dateSpec(field, column)
 	cond := s.cond
-	s.cond = func(w *where, f Filter) string { w.simples = true; return cond(w, f) }
+	s.cond = func(w *where, f Filter) string { w.simples = true; return optant + " AND " + cond(w, f) }
 	return s
 }
 

@@ -77,7 +77,7 @@ func TestErrors(t *testing.T) {
 		{"GET", "/company/99999999", 404, "company not registered at revenue service"},
 		{"GET", "/person/00000000-0000-5000-8000-000000000000", 404, "person not found"},
 		{"GET", "/nope", 404, "Cannot GET /nope"},
-		{"GET", "/office", 404, "Cannot GET /office"},
+		{"POST", "/office", 404, "Cannot POST /office"},
 		{"GET", "/office/" + dbtest.SerproBranch + "/extra", 404, "Cannot GET /office/" + dbtest.SerproBranch + "/extra"},
 		{"POST", "/office/" + dbtest.SerproBranch, 404, "Cannot POST /office/" + dbtest.SerproBranch},
 		{"DELETE", "/rfb", 404, "Cannot DELETE /rfb"},

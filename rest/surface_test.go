@@ -197,6 +197,7 @@ func TestHead(t *testing.T) {
 		"GET /credit": "/credit", "GET /zip/{code}": "/zip/70836900", "GET /ccc": "/ccc?states=BR&taxId=" + dbtest.SerproBranch,
 		"GET /ccc/certificate": "/ccc/certificate?taxId=" + dbtest.SerproBranch, "GET /suframa": "/suframa?taxId=" + dbtest.SerproBranch,
 		"GET /suframa/certificate": "/suframa/certificate?taxId=" + dbtest.SerproBranch,
+		"GET /office":              "/office?address.state.in=SP&limit=2", "GET /person": "/person?type.in=LEGAL",
 	}
 	do := func(method, target string) (int, string, []byte) {
 		req, _ := http.NewRequest(method, srv.URL+target, nil)

@@ -340,7 +340,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		t, err := s.store.SearchTokenOf(ctx, token)
 		var nf *db.NotFoundError
 		switch {
-		case errors.As(err, &nf), err == nil && (t.Kind != sk.name || s.now().Sub(t.CreatedAt) > s.searchSettings.TokenTTL):
+		case errors.As(err, &nf), err == nil && (t.Kind != sk.name || time.Since(t.CreatedAt) > s.searchSettings.TokenTTL):
 			return out, nil, fault.Invalid(tokenUnknownRule)
 		case err != nil:
 			return out, nil, err
@@ -424,7 +424,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 // dropOldTokens deletes expired tokens, at most once a minute per
 // instance, off the request.
 func (s *Service) dropOldTokens() {
-	now := s.now()
+	now := time.Now() // the database's clock stamps the tokens, not the lookups' (s.now)
 	last := s.tokensDropped.Load()
 	if now.UnixNano()-last < int64(time.Minute) || !s.tokensDropped.CompareAndSwap(last, now.UnixNano()) {
 		return
@@ -439,26 +439,34 @@ func (s *Service) dropOldTokens() {
 }
 
 // searchOffices reads the offices of a page as the office lookup shows
-// them, without Simples, in one batch per level.
+// them, without Simples: one statement for the offices, one for their
+// members (straight from the store: a page is one batch already, and the
+// loaders of a REST request do not wait to gather keys).
 func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.Office, error) {
-	l := s.loaders(ctx)
-	offices, errs := l.Offices.LoadMany(ctx, taxIDs)()
-	if err := firstErr(errs); err != nil {
-		return nil, searchRecordErr(err)
+	offices, err := s.store.Offices(ctx, taxIDs)
+	if err != nil {
+		return nil, storeErr(err, "")
 	}
-	roots := make([]string, len(offices))
-	for i, o := range offices {
-		roots[i] = o.Root
+	roots := make([]string, 0, len(offices))
+	for _, o := range offices {
+		roots = append(roots, o.Root)
 	}
-	members, errs := l.Members.LoadMany(ctx, roots)()
-	if err := firstErr(errs); err != nil {
-		return nil, searchRecordErr(err)
+	members, err := s.store.Members(ctx, roots)
+	if err != nil {
+		return nil, storeErr(err, "")
 	}
-	out := make([]model.Office, len(offices))
-	for i, o := range offices {
-		if o.Company != nil { // the loader's value is shared: copy before changing it
+	out := make([]model.Office, len(taxIDs))
+	for i, id := range taxIDs {
+		o, ok := offices[id]
+		if !ok {
+			return nil, searchRecordErr(id)
+		}
+		if o.Company != nil {
 			c := *o.Company
-			c.Simples, c.Simei, c.Members, c.Scope = nil, nil, members[i], model.ScopeOffice
+			c.Simples, c.Simei, c.Members, c.Scope = nil, nil, members[o.Root], model.ScopeOffice
+			if c.Members == nil {
+				c.Members = []model.Member{}
+			}
 			o.Company = &c
 		}
 		o.Scope = model.ScopeOffice
@@ -469,40 +477,32 @@ func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.O
 
 // searchPersons reads the persons of a page with their memberships.
 func (s *Service) searchPersons(ctx context.Context, ids []string) ([]model.Person, error) {
-	l := s.loaders(ctx)
-	persons := l.Persons.LoadMany(ctx, ids)
-	memberships := l.Memberships.LoadMany(ctx, ids)
-	ps, errs := persons()
-	if err := firstErr(errs); err != nil {
-		return nil, searchRecordErr(err)
+	persons, err := s.store.Persons(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err, "")
 	}
-	ms, errs := memberships()
-	if err := firstErr(errs); err != nil {
-		return nil, searchRecordErr(err)
+	memberships, err := s.store.Memberships(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err, "")
 	}
-	out := make([]model.Person, len(ps))
-	for i, p := range ps {
-		p.Membership, p.Scope = ms[i], model.ScopePerson
+	out := make([]model.Person, len(ids))
+	for i, id := range ids {
+		p, ok := persons[id]
+		if !ok {
+			return nil, searchRecordErr(id)
+		}
+		p.Membership, p.Scope = memberships[id], model.ScopePerson
+		if p.Membership == nil {
+			p.Membership = []model.Membership{}
+		}
 		out[i] = p
 	}
 	return out, nil
 }
 
-func firstErr(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // searchRecordErr: a record the search found and the read after it did not
 // means a swap in between; the client retries the page.
-func searchRecordErr(err error) error {
-	var nf *db.NotFoundError
-	if errors.As(err, &nf) {
-		return fault.E(fault.Unavailable, "the registry was updated while this page was read; try again", err)
-	}
-	return storeErr(err, "")
+func searchRecordErr(key string) error {
+	return fault.E(fault.Unavailable, "the registry was updated while this page was read; try again",
+		&db.NotFoundError{What: "search record", Key: key})
 }

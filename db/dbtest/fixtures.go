@@ -11,6 +11,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/words"
 )
 
 // Fixture tax ids and keys, for tests to name.
@@ -210,7 +211,21 @@ func LoadFixture(t testing.TB, d *sqlx.DB) int64 {
 		'','','EX','9707','{}')`, AbroadTaxID, AbroadRoot)
 
 	for id, p := range persons {
-		ex(`INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,$5,$6)`, id, p.Type, nullIf(p.TaxID), p.Name, nullIf(p.Age), nullIf(p.Country))
+		ex(`INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.Type, nullIf(p.TaxID), p.Name, nullIf(p.Age), nullIf(p.Country),
+			wordsOf(p.Name))
+	}
+	// The search words of the names, as the importer writes them.
+	var names []struct{ Key, Name string }
+	if err := d.Select(&names, `SELECT root AS key, name FROM cnpj.companies UNION ALL
+		SELECT tax_id, alias FROM cnpj.offices WHERE alias IS NOT NULL`); err != nil {
+		t.Fatalf("dbtest: names: %v", err)
+	}
+	for _, n := range names {
+		if len(n.Key) == 8 {
+			ex(`UPDATE cnpj.companies SET name_words = $2 WHERE root = $1`, n.Key, wordsOf(n.Name))
+		} else {
+			ex(`UPDATE cnpj.offices SET alias_words = $2 WHERE tax_id = $1`, n.Key, wordsOf(n.Name))
+		}
 	}
 	var snapID int64
 	if err := d.Get(&snapID, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
@@ -218,6 +233,15 @@ func LoadFixture(t testing.TB, d *sqlx.DB) int64 {
 		t.Fatalf("dbtest: fixture snapshot: %v", err)
 	}
 	return snapID
+}
+
+// wordsOf is a name's words column: NULL when it has none.
+func wordsOf(name string) any {
+	ws := words.Of(name)
+	if len(ws) == 0 {
+		return nil
+	}
+	return pq.Array(ws)
 }
 
 func nullIf(s string) any {
