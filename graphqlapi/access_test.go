@@ -214,7 +214,8 @@ func TestAccessMatrix(t *testing.T) {
 	}
 	prices := service.DefaultPrices
 	everything := []string{auth.ReadGraphQL, auth.ReadOffice, auth.ReadCompany, auth.ReadPerson, auth.ReadRFB,
-		auth.ReadSimples, auth.ReadCertificate, auth.ReadMap, auth.ReadStreet, auth.ReadCCC, auth.ReadSuframa}
+		auth.ReadSimples, auth.ReadCertificate, auth.ReadMap, auth.ReadStreet, auth.ReadCCC, auth.ReadSuframa,
+		service.SearchOffice, service.SearchPerson}
 
 	rows := []struct {
 		name       string
@@ -260,6 +261,17 @@ func TestAccessMatrix(t *testing.T) {
 		{"office with links and history", auth.ReadOffice, 0, []string{office + "?simplesHistory=true&links=RFB_CERTIFICATE,OFFICE_MAP,OFFICE_STREET"},
 			`{ office(taxId: "` + dbtest.SerproBranch + `", simplesHistory: true, links: ["RFB_CERTIFICATE", "OFFICE_MAP", "OFFICE_STREET"]) { links { type url } } }`, 1, 0},
 
+		// A page of search results is one search, whatever its size.
+		{"office search", service.SearchOffice, 0, []string{"/office?address.state.in=SP&limit=5"},
+			`{ searchOffices(filter: {address: {state: {in: ["SP"]}}}, first: 5) { totalCount nodes { taxId company { members { role { id } } } } } }`,
+			1, prices.Search},
+		{"person search", service.SearchPerson, 0, []string{"/person?type.in=LEGAL,NATURAL"},
+			`{ searchPersons(filter: {type: {in: ["LEGAL", "NATURAL"]}}) { totalCount nodes { name membership { totalCount } } } }`,
+			1, prices.Search},
+		{"company's offices from a search", auth.ReadCompany, 1, []string{"/office?names.in=serpro&limit=1", "/company/" + dbtest.SerproRoot},
+			`{ searchOffices(filter: {names: {in: ["serpro"]}}, first: 1) { nodes { company { offices(first: 1) { totalCount } } } } }`,
+			2, prices.Search},
+
 		// Nested fields that reach another kind of lookup are that lookup.
 		{"company's offices from an office", auth.ReadCompany, 1, []string{office, "/company/" + dbtest.SerproRoot},
 			`{ office(taxId: "` + dbtest.SerproBranch + `") { company { offices(first: 1) { totalCount } } } }`, 2, 0},
@@ -270,6 +282,7 @@ func TestAccessMatrix(t *testing.T) {
 			`{ office(taxId: "` + dbtest.SerproBranch + `") { company { members { person { membership(first: 1) { totalCount } } } } } }`,
 			1 + len(memberPersons), 0},
 	}
+	leadCredits := map[string]int{"company's offices from a search": prices.Search}
 	for _, row := range rows {
 		for _, with := range []bool{true, false} {
 			perms := everything
@@ -281,7 +294,9 @@ func TestAccessMatrix(t *testing.T) {
 				viaREST := e.restAccess(t, e.caller(perms), row.rest, row.lead)
 				wantUnits, wantCredits := row.units, row.credits
 				if !with {
-					wantCredits = 0 // the refused lookup costs nothing, and nothing else in a row does
+					// The refused lookup costs nothing; a lead that answers
+					// costs what it costs.
+					wantCredits = leadCredits[row.name]
 				}
 				if viaREST.units != wantUnits || viaREST.credits != wantCredits {
 					t.Errorf("REST used %d units and %d credits, want %d and %d", viaREST.units, viaREST.credits, wantUnits, wantCredits)

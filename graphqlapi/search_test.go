@@ -652,3 +652,60 @@ func testPaging(t *testing.T, s *server, w world) {
 		t.Errorf("persons: %d (count %d), want %d", len(got), count, len(persons))
 	}
 }
+
+// TestSearchRealSample: names match by words, case and accents aside, on
+// the real registry rows of SERPRO and Open Knowledge Brasil.
+func TestSearchRealSample(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dbtest.ImportSample(t, d)
+	s, w := serverOver(t, d, serverOptions{}), loadWorld(t, d)
+	serpro := func(o model.Office) bool { return strings.Contains(o.Company.Name, "SERPRO") }
+	var ref model.Office
+	for _, o := range w.offices {
+		if serpro(o) {
+			ref = o
+		}
+	}
+	if ref.TaxID == "" {
+		t.Fatal("the sample has no SERPRO office")
+	}
+	for _, c := range []officeCase{
+		{"names.in=serpro", serpro},
+		{"names.in=Processamento%20DADOS", serpro},
+		{"names.in=servi%C3%A7o%20federal", serpro}, // "serviço": the accent does not matter
+		{"names.in=proc", func(model.Office) bool { return false }},
+		{"names.nin=serpro", func(o model.Office) bool { return !serpro(o) }},
+		{"address.state.in=" + ref.Address.State, func(o model.Office) bool { return o.Address.State == ref.Address.State }},
+		{"mainActivity.id.in=" + strconv.Itoa(ref.MainActivity.ID), func(o model.Office) bool { return o.MainActivity.ID == ref.MainActivity.ID }},
+		{"address.municipality.in=" + strconv.Itoa(*ref.Address.Municipality), func(o model.Office) bool {
+			return o.Address.Municipality != nil && *o.Address.Municipality == *ref.Address.Municipality
+		}},
+	} {
+		want := []string{}
+		for _, o := range w.offices {
+			if c.want(o) {
+				want = append(want, o.TaxID)
+			}
+		}
+		got, count := s.walk(t, "/office", c.query, "taxId", 3)
+		if !slices.Equal(got, want) || count != len(want) {
+			t.Errorf("%s: %v (count %d), want %v", c.query, got, count, want)
+		}
+	}
+	if n := len(w.persons); n == 0 {
+		t.Fatal("the sample has no persons")
+	}
+	p := w.persons[len(w.persons)/2]
+	word := words.Of(p.Name)[0]
+	var want []string
+	for _, q := range w.persons {
+		if hasWords(q.Name, word) {
+			want = append(want, q.ID)
+		}
+	}
+	got, count := s.walk(t, "/person", "name.in="+strings.ToLower(word), "id", 2)
+	if !slices.Equal(got, want) || count != len(want) {
+		t.Errorf("name.in=%s: %v (count %d), want %v", word, got, count, want)
+	}
+}
