@@ -4,6 +4,16 @@
 'use strict';
 const { Cnpja } = require('@cnpja/sdk');
 
+// collect walks a search's pages: {pages, keys}.
+async function collect(pages, key) {
+  const out = { pages: 0, keys: [] };
+  for await (const records of pages) {
+    out.pages++;
+    out.keys.push(...records.map(key));
+  }
+  return out;
+}
+
 async function main() {
   const [baseUrl, apiKey, cccTaxId, suframaTaxId, zip] = process.argv.slice(2);
   // No retries: a 503 is an answer to check, not something to wait out.
@@ -15,6 +25,9 @@ async function main() {
     'ccc.certificate': () => cnpja.ccc.certificate({ taxId: cccTaxId }),
     'suframa.read': () => cnpja.suframa.read({ taxId: suframaTaxId }),
     'suframa.certificate': () => cnpja.suframa.certificate({ taxId: suframaTaxId }),
+    // The searches, iterated to their last page as the client does.
+    'office.search': () => collect(cnpja.office.search({ 'address.state.in': ['SP'], limit: 7 }), (r) => r.taxId),
+    'person.search': () => collect(cnpja.person.search({ 'type.in': ['NATURAL'], limit: 10 }), (r) => r.id),
   };
   const out = {};
   for (const [name, call] of Object.entries(calls)) {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 	"time"
 
@@ -117,6 +118,26 @@ func TestOfficialClient(t *testing.T) {
 	ok("ccc.certificate", res["ccc.certificate"].PDF == "%PDF-")
 	ok("suframa.read", res["suframa.read"].Data["number"] == upstreamtest.SuframaNumber)
 	ok("suframa.certificate", res["suframa.certificate"].PDF == "%PDF-")
+	// The searches: every match once, in key order, over as many pages as
+	// the page size makes.
+	for name, q := range map[string]struct {
+		sql   string
+		limit int
+	}{
+		"office.search": {`SELECT tax_id FROM cnpj.offices WHERE state = 'SP' ORDER BY tax_id`, 7},
+		"person.search": {`SELECT id FROM cnpj.persons WHERE type = 'NATURAL' ORDER BY id`, 10},
+	} {
+		var want []string
+		if err := d.Select(&want, q.sql); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range res[name].Data["keys"].([]any) {
+			got = append(got, k.(string))
+		}
+		pages := (len(want) + q.limit - 1) / q.limit
+		ok(name, len(want) > q.limit && slices.Equal(got, want) && res[name].Data["pages"] == float64(pages))
+	}
 
 	// Without one: the online-only portals answer the documented 503, the
 	// others still answer.
