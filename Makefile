@@ -8,7 +8,7 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 SAMPLE_DIR := $(CURDIR)/.data/sample
 SAMPLE_COMPANIES ?= 2000
 
-.PHONY: run build playground-assets test lint fmt-check vet unit fuzz bench bench-import generate-check clean
+.PHONY: run build playground-assets test lint fmt-check vet unit fuzz bench bench-search bench-import generate-check clean
 
 build: playground-assets
 	$(GO) build -o $(BIN)/cnpjgraph ./cmd/cnpjgraph
@@ -67,6 +67,11 @@ bench-import: build
 bench: build
 	@export DATABASE_URL="$${DATABASE_URL:-$$(scripts/postgres.sh | sed 's#/postgres?#/cnpjgraph_bench?#')}"; \
 	 scripts/bench.sh
+
+# The search mix of make bench alone.
+bench-search: build
+	@export DATABASE_URL="$${DATABASE_URL:-$$(scripts/postgres.sh | sed 's#/postgres?#/cnpjgraph_bench?#')}"; \
+	 BENCH_ONLY=search scripts/bench.sh
 
 clean:
 	rm -rf $(BIN) .data/sample

@@ -16,6 +16,8 @@ n=${BENCH_ESTABLISHMENTS:-1000000}
 secs=${BENCH_SECONDS:-30}
 reps=${BENCH_REPEAT:-3}
 baseline=${BENCH_BASELINE:-}
+only=${BENCH_ONLY:-all}            # all, lookups or search
+search_secs=${BENCH_SEARCH_SECONDS:-10}
 dump=.data/bench/dump-$n
 bin=bin/cnpjgraph
 work=.data/bench/run
@@ -23,6 +25,7 @@ mkdir -p "$work"
 : "${DATABASE_URL:?DATABASE_URL must be set (make bench sets it)}"
 command -v wrk >/dev/null || scripts/apt-install.sh wrk
 command -v pgbench >/dev/null || scripts/apt-install.sh postgresql-client
+command -v jq >/dev/null || scripts/apt-install.sh jq
 psqlq() { psql "$DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 
 "$bin" migrate >/dev/null
@@ -112,6 +115,7 @@ B=127.0.0.1:18081 # AUTH_DISABLED=true, otherwise the same
 E=127.0.0.1:18082 # an edge: empty database, upstream = A
 O=127.0.0.1:18083 # BENCH_BASELINE, auth on
 start "$bin" "$A" server-a.log
+if [ "$only" != search ]; then
 start "$bin" "$B" server-b.log AUTH_DISABLED=true
 [ -n "$baseline" ] && start "$baseline" "$O" server-o.log
 edge_db=${DATABASE_URL%%\?*}_edge
@@ -143,9 +147,16 @@ for i in $(seq 1 "$reps"); do
     run "baseline: graphql nested (5 levels)"    32 "$O" "$key" "$work/taxids" "/graphql" "$gql"
   fi
 done
+fi # lookups
+
+if [ "$only" != lookups ]; then
+  # shellcheck source=scripts/bench/search.sh
+  . scripts/bench/search.sh
+fi
 stop
 
 echo
+[ "$only" = search ] && { search_report; exit 0; }
 echo "== medians of $reps runs each ($offices offices, tax ids uniform over all of them, ${secs}s per run)"
 for name in "${names[@]}"; do report "$name"; done
 echo
@@ -161,3 +172,4 @@ if [ -n "$baseline" ]; then
     "$(ratio 'graphql nested (5 levels)' 'baseline: graphql nested (5 levels)')"
 fi
 echo "(the pgbench ceiling reads one offices row by primary key, the tax id drawn uniformly through bench.ids: $work/ceiling.sql)"
+[ "$only" = all ] && search_report
