@@ -9,10 +9,16 @@ import (
 	"context"
 
 	"github.com/cnpjgraph/cnpjgraph/graph"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 func (r *queryResolver) SearchOffices(ctx context.Context, filter map[string]any, first *int, after *string) (*graph.OfficeSearchConnection, error) {
-	p, err := r.Service.SearchOffices(ctx, searchRequest(ctx, filter, first, after))
+	req := searchRequest(ctx, filter, first, after)
+	// Refused before it is admitted, as REST refuses it.
+	if err := service.ParseSearch(false, req); err != nil {
+		return nil, err
+	}
+	p, err := r.Service.SearchOffices(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +32,11 @@ func (r *queryResolver) SearchOffices(ctx context.Context, filter map[string]any
 }
 
 func (r *queryResolver) SearchPersons(ctx context.Context, filter map[string]any, first *int, after *string) (*graph.PersonSearchConnection, error) {
-	p, err := r.Service.SearchPersons(ctx, searchRequest(ctx, filter, first, after))
+	req := searchRequest(ctx, filter, first, after)
+	if err := service.ParseSearch(true, req); err != nil {
+		return nil, err
+	}
+	p, err := r.Service.SearchPersons(ctx, req)
 	if err != nil {
 		return nil, err
 	}
