@@ -100,6 +100,8 @@ func printDevFeatures(ctx context.Context, d *sqlx.DB, notes []string, key, base
     curl -H 'Authorization: %[1]s' '%[2]s/companies/%[3]s'
     curl -H 'Authorization: %[1]s' '%[2]s/zip/%[4]s'
     curl -H 'Authorization: %[1]s' '%[2]s/credit'
+    curl -H 'Authorization: %[1]s' '%[2]s/office?names.in=comercio&address.state.in=SP&limit=3'
+    curl -H 'Authorization: %[1]s' '%[2]s/person?name.in=silva&limit=3'
 
 `, key, base, taxID, zip)
 }
