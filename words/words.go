@@ -55,7 +55,7 @@ func AppendArray(dst, name []byte) ([]byte, bool) {
 	start := len(dst)
 	dst = append(dst, '{')
 	for i := 0; i <= len(name); {
-		var r rune = ' '
+		r := ' '
 		size := 1
 		if i < len(name) {
 			r, size = utf8.DecodeRune(name[i:])
