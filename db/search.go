@@ -487,18 +487,19 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, key st
 	// swap between the catalog's check and this statement is seen here.
 	w.conds = append(w.conds, w.arg(q.Snapshot)+" = (SELECT id FROM snapshots WHERE state = 'live')")
 	first := q.After == ""
+	tables, cond := from(w), strings.Join(w.conds, " AND ")
+	page := `SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT ` + key + ` AS k FROM ` + tables + ` WHERE ` + cond
 	if !first {
-		w.conds = append(w.conds, key+" > "+w.arg(q.After)+" COLLATE \"C\"")
+		page += ` AND ` + key + ` > ` + w.arg(q.After) + ` COLLATE "C"`
 	}
-	matches := `SELECT ` + key + ` AS k FROM ` + from(w) + ` WHERE ` + strings.Join(w.conds, " AND ") + ` ORDER BY ` + key
-	var query string
+	page += ` ORDER BY ` + key + ` LIMIT ` + w.arg(q.Limit+1) + `) p`
+	query := `SELECT 0::bigint, (` + page + `)`
 	if first {
-		// One statement counts (up to the bound) and gives the first page:
-		// the smallest keys of the matches counted.
-		query = `SELECT count(*), coalesce((array_agg(k ORDER BY k))[1:` + w.arg(q.Limit+1) + `], '{}')
-FROM (` + matches + ` LIMIT ` + w.arg(q.CountLimit+1) + `) m`
-	} else {
-		query = `SELECT 0::bigint, coalesce(array_agg(k ORDER BY k), '{}') FROM (` + matches + ` LIMIT ` + w.arg(q.Limit+1) + `) m`
+		// The count, up to its bound, in the same round trip but as a
+		// query of its own: unordered, the planner finds its matches the
+		// cheapest way, while the page reads the first keys in order.
+		query = `SELECT (SELECT count(*) FROM (SELECT 1 FROM ` + tables + ` WHERE ` + cond + ` LIMIT ` +
+			w.arg(q.CountLimit+1) + `) c), (` + page + `)`
 	}
 	var count int64
 	var keys pq.StringArray
