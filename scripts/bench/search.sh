@@ -32,7 +32,8 @@ search_names=("" "a name word" "a name word + state" "main activity + municipali
   "founded range + size" "partner name (GET /person)" "e-mail domain" "CEP range")
 
 # Pages 51: follow next 50 times from first pages with enough matches.
-echo "== search: following next 50 pages deep from up to 20 first pages of each search"
+deep_n=${BENCH_SEARCH_DEEP:-10}
+echo "== search: following next 50 pages deep from up to $deep_n first pages of each search"
 deep() { # deep URL: prints the URL of page 51, or nothing
   local url=$1 route=${1%%\?*} next i
   for i in $(seq 1 50); do
@@ -45,7 +46,9 @@ deep() { # deep URL: prints the URL of page 51, or nothing
 export -f deep
 export A key
 for n in 1 2 3 4 5 6 7 8; do
-  shuf -n 40 "$work/search-$n.urls" | xargs -P 4 -I{} bash -c 'deep "$@"' _ {} | head -n 20 > "$work/search-$n.deep"
+  # Not piped into head: a closed pipe would kill the walks (SIGPIPE).
+  shuf -n $((deep_n * 3 / 2)) "$work/search-$n.urls" | xargs -P 6 -I{} bash -c 'deep "$@"' _ {} > "$work/search-$n.deep.all"
+  head -n "$deep_n" "$work/search-$n.deep.all" > "$work/search-$n.deep"
   printf '  %-34s %3d first-page URLs, %2d deep\n' "${search_names[$n]}" "$(wc -l < "$work/search-$n.urls")" "$(wc -l < "$work/search-$n.deep")"
 done
 
