@@ -54,6 +54,22 @@ func searchRequest(r *http.Request, cs *service.Constraints) service.SearchReque
 	return req
 }
 
+// validSearch reads and validates a search request, answering the 400
+// itself before the search is admitted or priced.
+func validSearch(w http.ResponseWriter, r *http.Request, person bool) (service.SearchRequest, bool) {
+	var cs service.Constraints
+	req := searchRequest(r, &cs)
+	err := cs.Err()
+	if err == nil {
+		err = service.ParseSearch(person, req)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return req, false
+	}
+	return req, true
+}
+
 // page is the wire shape of a search page; Records are written by hand
 // (office) or by encoding/json (person).
 type page struct {
@@ -73,16 +89,8 @@ func pageOf[T any](p service.SearchPage[T], records []byte) page {
 
 // offices serves GET /office.
 func (h searches) offices(w http.ResponseWriter, r *http.Request) {
-	var cs service.Constraints
-	req := searchRequest(r, &cs)
-	if cs.Err() == nil {
-		if err := service.ParseSearch(false, req); err != nil {
-			writeError(w, r, err)
-			return
-		}
-	}
-	if err := cs.Err(); err != nil {
-		writeError(w, r, err)
+	req, ok := validSearch(w, r, false)
+	if !ok {
 		return
 	}
 	p, err := h.svc.SearchOffices(r.Context(), req)
@@ -105,16 +113,8 @@ func (h searches) offices(w http.ResponseWriter, r *http.Request) {
 
 // persons serves GET /person.
 func (h searches) persons(w http.ResponseWriter, r *http.Request) {
-	var cs service.Constraints
-	req := searchRequest(r, &cs)
-	if cs.Err() == nil {
-		if err := service.ParseSearch(true, req); err != nil {
-			writeError(w, r, err)
-			return
-		}
-	}
-	if err := cs.Err(); err != nil {
-		writeError(w, r, err)
+	req, ok := validSearch(w, r, true)
+	if !ok {
 		return
 	}
 	p, err := h.svc.SearchPersons(r.Context(), req)
