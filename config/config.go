@@ -246,6 +246,9 @@ func (c Config) validate() error {
 	if c.Auth.RedisTimeout <= 0 || c.Auth.RedisTimeout > time.Second {
 		bad("REDIS_TIMEOUT", "%s must be between 1ms and 1s (say 50ms)", c.Auth.RedisTimeout)
 	}
+	if c.Search.CountBudget < time.Millisecond {
+		bad("SEARCH_COUNT_BUDGET", "%s must be at least 1ms", c.Search.CountBudget)
+	}
 	if c.Search.TokenTTL < time.Minute {
 		bad("SEARCH_TOKEN_TTL", "%s must be at least 1m", c.Search.TokenTTL)
 	}

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -74,8 +76,21 @@ type where struct {
 	args    []any
 	codes   *Codes
 	catalog *Catalog
-	company bool // conditions read c (companies)
-	simples bool // conditions read s (simples)
+	company bool       // conditions read c (companies)
+	simples bool       // conditions read s (simples)
+	names   [][]string // names.in: the company name or the alias holds one of these word lists
+}
+
+// sel is "SELECT cols" of a branch under the search's conditions and
+// extra ones.
+func (w *where) sel(b branch, cols string, extra ...string) string {
+	conds := slices.Concat(w.conds, []string{b.cond}, extra)
+	conds = slices.DeleteFunc(conds, func(c string) bool { return c == "" })
+	where := "true"
+	if len(conds) > 0 {
+		where = strings.Join(conds, " AND ")
+	}
+	return "SELECT " + cols + " FROM " + b.from + " WHERE " + where
 }
 
 func (w *where) arg(v any) string {
@@ -223,19 +238,16 @@ const phoneArea = "(CASE WHEN o.phones[i] ~ '^[0-9]{1,4}$' THEN o.phones[i]::int
 // OfficeFilters are the filters of GET /office and GraphQL searchOffices.
 var OfficeFilters = []FilterSpec{
 	{Field: "names", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
-		// The company's name or the office's alias: each read through its
-		// own index, then one semi-join on the office key.
-		var parts []string
-		for _, ws := range f.Words {
-			a := w.arg(pq.Array(ws))
-			parts = append(parts, "SELECT o2.tax_id FROM "+LiveSchema+".companies c2 JOIN "+LiveSchema+".offices o2 ON o2.root = c2.root WHERE c2.name_words @> "+a+"::text[]",
-				"SELECT tax_id FROM "+LiveSchema+".offices WHERE alias_words @> "+a+"::text[]")
+		if f.Op == OpIn {
+			// The company's name or the office's alias: the query becomes
+			// two branches, each read through its own index (see search).
+			w.names = f.Words
+			return ""
 		}
-		c := "o.tax_id IN (" + strings.Join(parts, " UNION ") + ")"
-		if f.Op == OpNin {
-			return "NOT " + c
-		}
-		return c
+		// None of the alternatives in the name nor in the alias: a
+		// per-row check, as "none of" never narrows a search by index.
+		return "NOT (EXISTS (SELECT 1 FROM " + LiveSchema + ".companies c2 WHERE c2.root = o.root AND " +
+			wordsOf(w, "c2.name_words", OpIn, f.Words) + ") OR coalesce(" + wordsOf(w, "o.alias_words", OpIn, f.Words) + ", false))"
 	}},
 	{Field: "company.name", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
 		w.company = true
@@ -435,42 +447,96 @@ type Search struct {
 	Limit    int
 	After    string
 	Snapshot int64 // the snapshot it belongs to
-	// CountLimit bounds the count: the first page counts matches up to it
-	// and says whether it got them all.
-	CountLimit int
+	// CountLimit bounds the exact count and CountBudget the time it may
+	// take; past either, the count is PostgreSQL's estimate (see count).
+	CountLimit  int
+	CountBudget time.Duration
 }
 
 // SearchPage is a page of keys and, on a first page, the count.
 type SearchPage struct {
 	Keys    []string // at most Limit
 	HasNext bool
-	Count   int64 // first page only: min(matches, CountLimit)
-	Exact   bool  // Count is every match
+	Count   int64 // first page only
+	Exact   bool  // Count is every match; false: PostgreSQL's estimate, at least what the page proves
 }
 
 // ErrSnapshotChanged means the live snapshot is not the search's any more.
 var ErrSnapshotChanged = errors.New("the live snapshot changed")
 
-// SearchOffices runs an office search on the live snapshot.
+// shape is a search as SQL: its key, the order of a branch (the key's
+// order, spelled the way an index gives it) and its branches, whose
+// matches are united.
+type shape struct {
+	key      string
+	order    string
+	branches []branch
+}
+
+// branch is one way to reach matches: its tables, its own condition (""
+// for none) and its keyset condition for the keys after a.
+type branch struct {
+	from, cond string
+	after      func(a string) string
+}
+
+// SearchOffices runs an office search on the live snapshot. Offices come in
+// tax id order, spelled (root, tax id): the tax id begins with the root,
+// so the order is the same, and a branch that walks the companies by root
+// (a name word shared by many) gives it with no sort.
 func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error) {
-	return s.search(ctx, q, OfficeFilters, "o.tax_id", func(w *where) string {
-		from := LiveSchema + ".offices o"
-		if w.company {
-			from += " JOIN " + LiveSchema + ".companies c ON c.root = o.root"
+	return s.search(ctx, q, OfficeFilters, func(w *where) shape {
+		from := func(company bool) string {
+			f := LiveSchema + ".offices o"
+			if company {
+				f += " JOIN " + LiveSchema + ".companies c ON c.root = o.root"
+			}
+			if w.simples {
+				f += " LEFT JOIN " + LiveSchema + ".simples s ON s.root = o.root"
+			}
+			return f
 		}
-		if w.simples {
-			from += " LEFT JOIN " + LiveSchema + ".simples s ON s.root = o.root"
+		after := func(company bool) func(string) string {
+			return func(a string) string {
+				c := "o.tax_id > " + a + " AND o.root >= left(" + a + ", 8)"
+				if company { // the join's equality does not carry the bound over
+					c += " AND c.root >= left(" + a + ", 8)"
+				}
+				return c
+			}
 		}
-		return from
+		sh := shape{key: "o.tax_id", order: "o.root, o.tax_id"}
+		if w.names == nil {
+			sh.branches = []branch{{from: from(w.company), after: after(w.company)}}
+			return sh
+		}
+		// names.in: the company's name (its index, or a walk of the
+		// companies by root when the words are common) or the office's
+		// alias (its index), each branch choosing its own plan.
+		sh.branches = []branch{
+			{from: from(true), cond: wordsOf(w, "c.name_words", OpIn, w.names), after: after(true)},
+			{from: from(w.company), cond: wordsOf(w, "o.alias_words", OpIn, w.names), after: after(w.company)},
+		}
+		return sh
 	})
 }
 
 // SearchPersons runs a person search on the live snapshot.
 func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error) {
-	return s.search(ctx, q, PersonFilters, "p.id", func(*where) string { return LiveSchema + ".persons p" })
+	return s.search(ctx, q, PersonFilters, func(*where) shape {
+		return shape{key: "p.id", order: "p.id", branches: []branch{{
+			from:  LiveSchema + ".persons p",
+			after: func(a string) string { return "p.id > " + a },
+		}}}
+	})
 }
 
-func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, key string, from func(*where) string) (SearchPage, error) {
+// searchSettings are the search statements' planner settings: no JIT
+// (compiling costs more than these short statements) and no parallel
+// workers (on a busy server they take the cores other searches need).
+const searchSettings = `SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`
+
+func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeOf func(*where) shape) (SearchPage, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return SearchPage{}, err
@@ -481,35 +547,53 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, key st
 		if i < 0 {
 			return SearchPage{}, fmt.Errorf("search: unknown filter %q", f.Field)
 		}
-		w.conds = append(w.conds, specs[i].cond(w, f))
+		if c := specs[i].cond(w, f); c != "" {
+			w.conds = append(w.conds, c)
+		}
 	}
-	// The statement answers only on the snapshot the search belongs to: a
-	// swap between the catalog's check and this statement is seen here.
-	w.conds = append(w.conds, w.arg(q.Snapshot)+" = (SELECT id FROM snapshots WHERE state = 'live')")
-	first := q.After == ""
-	tables, cond := from(w), strings.Join(w.conds, " AND ")
-	page := `SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT ` + key + ` AS k FROM ` + tables + ` WHERE ` + cond
-	if !first {
-		page += ` AND ` + key + ` > ` + w.arg(q.After) + ` COLLATE "C"`
+	sh := shapeOf(w)
+	common := len(w.args) // the filters' arguments; each statement adds its own after them
+
+	// The page: each branch's first keys in order, united. It answers only
+	// on the snapshot the search belongs to: a swap between the catalog's
+	// check and this statement is seen here.
+	snap := w.arg(q.Snapshot) + " = (SELECT id FROM snapshots WHERE state = 'live')"
+	var after string
+	if q.After != "" {
+		after = w.arg(q.After)
 	}
-	page += ` ORDER BY ` + key + ` LIMIT ` + w.arg(q.Limit+1) + `) p`
-	query := `SELECT 0::bigint, (` + page + `)`
-	if first {
-		// The count, up to its bound, in the same round trip but as a
-		// query of its own: unordered, the planner finds its matches the
-		// cheapest way, while the page reads the first keys in order.
-		query = `SELECT (SELECT count(*) FROM (SELECT 1 FROM ` + tables + ` WHERE ` + cond + ` LIMIT ` +
-			w.arg(q.CountLimit+1) + `) c), (` + page + `)`
+	limit := w.arg(q.Limit + 1)
+	parts := make([]string, len(sh.branches))
+	for i, b := range sh.branches {
+		keyset := ""
+		if after != "" {
+			keyset = b.after(after)
+		}
+		parts[i] = "(" + w.sel(b, sh.key+" AS k", snap, keyset) + " ORDER BY " + sh.order + " LIMIT " + limit + ")"
 	}
-	var count int64
+	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
+	if len(parts) > 1 {
+		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
+			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
+	}
+	pageArgs := w.args
+
+	// Unprepared statements: the text depends on the filters given, and a
+	// prepared statement per combination would pile up on every connection.
+	tx, err := s.DB.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return SearchPage{}, fmt.Errorf("search: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, searchSettings); err != nil {
+		return SearchPage{}, fmt.Errorf("search: %w", err)
+	}
 	var keys pq.StringArray
-	// Unprepared: the text depends on the filters given, and a prepared
-	// statement per combination would pile up on every connection.
-	if err := s.DB.QueryRowContext(ctx, query, w.args...).Scan(&count, &keys); err != nil {
+	if err := tx.QueryRowContext(ctx, page, pageArgs...).Scan(&keys); err != nil {
 		return SearchPage{}, fmt.Errorf("search: %w", err)
 	}
 	if len(keys) == 0 {
-		live, err := LiveSnapshot(ctx, s.DB)
+		live, err := LiveSnapshot(ctx, tx)
 		if err != nil {
 			return SearchPage{}, err
 		}
@@ -521,10 +605,64 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, key st
 	if p.HasNext {
 		p.Keys = keys[:q.Limit]
 	}
-	if first {
-		p.Count, p.Exact = min(count, int64(q.CountLimit)), count <= int64(q.CountLimit)
+	if q.After == "" {
+		w.args = w.args[:common]
+		if p.Count, p.Exact, err = count(ctx, tx, q, sh, w, int64(len(keys))); err != nil {
+			return SearchPage{}, err
+		}
 	}
-	return p, nil
+	return p, tx.Commit()
+}
+
+// count counts a search's matches exactly, up to q.CountLimit and within
+// q.CountBudget; past either, it is PostgreSQL's estimate of the matches,
+// never below what is known (seen, the page's keys and whether one more
+// followed, or the count's limit when it was reached). A count runs to the
+// last match or to its bound, so exact counts of large searches would cost
+// many times the page: this keeps first pages within their latency.
+func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen int64) (int64, bool, error) {
+	common := len(w.args)
+	bound := w.arg(q.CountLimit + 1)
+	parts := make([]string, len(sh.branches))
+	for i, b := range sh.branches {
+		parts[i] = "(" + w.sel(b, sh.key) + " LIMIT " + bound + ")"
+	}
+	counted := "SELECT count(*) FROM (" + strings.Join(parts, " UNION ") + ") c"
+	budget := max(q.CountBudget.Milliseconds(), 1)
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
+		return 0, false, fmt.Errorf("search count: %w", err)
+	}
+	var n int64
+	err := tx.QueryRowContext(ctx, counted, w.args...).Scan(&n)
+	var pqErr *pq.Error
+	switch {
+	case err == nil && n <= int64(q.CountLimit):
+		return n, true, nil
+	case err == nil:
+		seen = max(seen, int64(q.CountLimit))
+	case errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil: // the budget ran out
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
+			return 0, false, fmt.Errorf("search count: %w", err)
+		}
+	default:
+		return 0, false, fmt.Errorf("search count: %w", err)
+	}
+	for i, b := range sh.branches {
+		parts[i] = w.sel(b, sh.key)
+	}
+	var plan []byte
+	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+strings.Join(parts, " UNION "), w.args[:common]...).Scan(&plan); err != nil {
+		return 0, false, fmt.Errorf("search estimate: %w", err)
+	}
+	var explained []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) == 0 {
+		return 0, false, fmt.Errorf("search estimate: unexpected plan %q", plan)
+	}
+	return max(int64(explained[0].Plan.Rows), seen), false, nil
 }
 
 // SearchToken is a page token: the page after key After of the search

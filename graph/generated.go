@@ -2110,7 +2110,7 @@ type Special {
 
 "A page of an office search."
 type OfficeSearchConnection {
-  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else a lower bound (SEARCH_COUNT_LIMIT)."
+  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else PostgreSQL's estimate, never below what the search has seen (SEARCH_COUNT_LIMIT, SEARCH_COUNT_BUDGET)."
   totalCount: Int!
   "Whether totalCount counts every match."
   countExact: Boolean!
@@ -2130,7 +2130,7 @@ type OfficeSearchEdge {
 
 "A page of a person search."
 type PersonSearchConnection {
-  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else a lower bound (SEARCH_COUNT_LIMIT)."
+  "Number of matches of the whole search: exact when ` + "`" + `countExact` + "`" + `, else PostgreSQL's estimate, never below what the search has seen (SEARCH_COUNT_LIMIT, SEARCH_COUNT_BUDGET)."
   totalCount: Int!
   "Whether totalCount counts every match."
   countExact: Boolean!

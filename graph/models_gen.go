@@ -128,7 +128,7 @@ type OfficeEdge struct {
 
 // A page of an office search.
 type OfficeSearchConnection struct {
-	// Number of matches of the whole search: exact when `countExact`, else a lower bound (SEARCH_COUNT_LIMIT).
+	// Number of matches of the whole search: exact when `countExact`, else PostgreSQL's estimate, never below what the search has seen (SEARCH_COUNT_LIMIT, SEARCH_COUNT_BUDGET).
 	TotalCount int `json:"totalCount"`
 	// Whether totalCount counts every match.
 	CountExact bool `json:"countExact"`
@@ -156,7 +156,7 @@ type PageInfo struct {
 
 // A page of a person search.
 type PersonSearchConnection struct {
-	// Number of matches of the whole search: exact when `countExact`, else a lower bound (SEARCH_COUNT_LIMIT).
+	// Number of matches of the whole search: exact when `countExact`, else PostgreSQL's estimate, never below what the search has seen (SEARCH_COUNT_LIMIT, SEARCH_COUNT_BUDGET).
 	TotalCount int `json:"totalCount"`
 	// Whether totalCount counts every match.
 	CountExact bool `json:"countExact"`

@@ -20,6 +20,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
 	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/words"
 )
 
@@ -56,6 +57,55 @@ func TestSearch(t *testing.T) {
 	t.Run("SameThroughGraphQL", func(t *testing.T) { testSameThroughGraphQL(t, s, w) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, s, w) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, s) })
+	t.Run("CountBounds", func(t *testing.T) { testCountBounds(t, s, w) })
+}
+
+// testCountBounds: past SEARCH_COUNT_LIMIT, count is PostgreSQL's
+// estimate, at least the limit, and both doors say it is not exact (REST's
+// X-Count-Exact, GraphQL's countExact); under it, count is exact and said
+// so. Paging still visits every match.
+func testCountBounds(t *testing.T, exact *server, w world) {
+	settings := service.DefaultSearchSettings
+	settings.CountLimit, settings.CountBudget = 50, time.Minute
+	s := serverOver(t, exact.db, serverOptions{search: &settings})
+	sp := 0
+	for _, o := range w.offices {
+		if o.Address.State == "SP" {
+			sp++
+		}
+	}
+	if sp <= 50 {
+		t.Fatalf("the generated registry has %d offices in SP; the test needs more than 50", sp)
+	}
+	for _, c := range []struct {
+		query string
+		exact bool
+	}{{"address.state.in=SP", false}, {"address.state.in=SP&head.eq=true&mainActivity.id.in=" + strconv.Itoa(w.offices[0].MainActivity.ID), true}} {
+		rec := httptest.NewRecorder()
+		s.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/office?limit=5&"+c.query, nil))
+		var p struct{ Count int }
+		if err := json.NewDecoder(rec.Body).Decode(&p); err != nil || rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %v", c.query, rec.Code, err)
+		}
+		if got := rec.Header().Get("X-Count-Exact"); got != strconv.FormatBool(c.exact) {
+			t.Errorf("%s: X-Count-Exact %q", c.query, got)
+		}
+		f := gqlFilter(t, c.query, intField)
+		r := s.post(t, `query($f: OfficeFilter!) { searchOffices(filter: $f) { totalCount countExact } }`, map[string]any{"f": f})
+		conn := r.Data["searchOffices"].(map[string]any)
+		if conn["countExact"] != c.exact || num(conn["totalCount"]) != p.Count {
+			t.Errorf("%s: GraphQL %v, REST count %d", c.query, conn, p.Count)
+		}
+		if c.exact {
+			continue
+		}
+		if p.Count < 50 {
+			t.Errorf("%s: count %d, below the limit it passed", c.query, p.Count)
+		}
+		if keys, _ := s.walk(t, "/office", c.query, "taxId", 100); len(keys) != sp {
+			t.Errorf("%s: paging visited %d offices, want %d", c.query, len(keys), sp)
+		}
+	}
 }
 
 func loadWorld(t *testing.T, d *sqlx.DB) world {

@@ -79,7 +79,10 @@ type page struct {
 	Records json.RawMessage `json:"records"`
 }
 
-func pageOf[T any](p service.SearchPage[T], records []byte) page {
+// pageOf is a page's wire shape; the header X-Count-Exact says whether
+// count is every match or PostgreSQL's estimate (docs/api.md, "Search").
+func pageOf[T any](w http.ResponseWriter, p service.SearchPage[T], records []byte) page {
+	w.Header().Set("X-Count-Exact", strconv.FormatBool(p.Exact))
 	out := page{Limit: p.Limit, Count: p.Count, Records: records}
 	if p.Next != "" {
 		out.Next = &p.Next
@@ -108,7 +111,7 @@ func (h searches) offices(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, pageOf(p, append(records, ']')))
+	writeJSON(w, http.StatusOK, pageOf(w, p, append(records, ']')))
 }
 
 // persons serves GET /person.
@@ -131,5 +134,5 @@ func (h searches) persons(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageOf(p, body))
+	writeJSON(w, http.StatusOK, pageOf(w, p, body))
 }

@@ -35,16 +35,17 @@ const (
 
 // SearchSettings tune searches.
 type SearchSettings struct {
-	// CountLimit bounds the count of a search: up to it the count is
-	// exact; beyond, the answer says CountLimit (and GraphQL's
-	// countExact false).
-	CountLimit int `env:"SEARCH_COUNT_LIMIT" envDefault:"10000"`
+	// CountLimit and CountBudget bound a search's exact count: its
+	// matches up to CountLimit, counted within CountBudget. Past either,
+	// the count is PostgreSQL's estimate (GraphQL countExact false).
+	CountLimit  int           `env:"SEARCH_COUNT_LIMIT" envDefault:"10000"`
+	CountBudget time.Duration `env:"SEARCH_COUNT_BUDGET" envDefault:"10ms"`
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration `env:"SEARCH_TOKEN_TTL" envDefault:"1h"`
 }
 
 // DefaultSearchSettings are the defaults of SearchSettings.
-var DefaultSearchSettings = SearchSettings{CountLimit: 10000, TokenTTL: time.Hour}
+var DefaultSearchSettings = SearchSettings{CountLimit: 10000, CountBudget: 10 * time.Millisecond, TokenTTL: time.Hour}
 
 // SearchRequest is a search as a door received it: the filters by REST
 // name with their values, the page size, or a page token (alone).
@@ -334,7 +335,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	if err := cs.Err(); err != nil {
 		return SearchPage[struct{}]{}, nil, err
 	}
-	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit}
+	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit, CountBudget: s.searchSettings.CountBudget}
 	var out SearchPage[struct{}]
 	if token := p.token + p.after; token != "" {
 		t, err := s.store.SearchTokenOf(ctx, token)

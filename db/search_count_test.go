@@ -1,0 +1,60 @@
+package db
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// TestCountBudget: a count that outlasts its budget is stopped and the
+// answer is PostgreSQL's estimate, never below what the page proved; one
+// within its budget is exact. The rows are generate_series's, each taking
+// a millisecond to pass its condition: no tables are read or written.
+func TestCountBudget(t *testing.T) {
+	url := os.Getenv("TEST_DATABASE_URL") // as dbtest.AdminURL, which this package cannot import
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	d, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 40) g", cond: "pg_sleep(0.001) IS NOT NULL"}}}
+	for _, c := range []struct {
+		name    string
+		q       Search
+		seen    int64
+		count   int64
+		exact   bool
+		atLeast bool
+	}{
+		{"within the budget", Search{CountLimit: 100, CountBudget: time.Minute}, 11, 40, true, false},
+		{"past the budget", Search{CountLimit: 100, CountBudget: time.Millisecond}, 11, 11, false, true},
+		{"past the limit", Search{CountLimit: 20, CountBudget: time.Minute}, 11, 20, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tx, err := d.BeginTxx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			n, exact, err := count(ctx, tx, c.q, sh, &where{}, c.seen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if exact != c.exact || (!c.atLeast && n != c.count) || (c.atLeast && n < c.count) {
+				t.Fatalf("count %d exact %v, want %d (at least: %v) exact %v", n, exact, c.count, c.atLeast, c.exact)
+			}
+			// The transaction goes on after a stopped count.
+			var one int
+			if err := tx.GetContext(ctx, &one, "SELECT 1"); err != nil || one != 1 {
+				t.Fatalf("after the count: %v", err)
+			}
+		})
+	}
+}
