@@ -607,51 +607,33 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	}
 	if q.After == "" {
 		w.args = w.args[:common]
-		if p.Count, p.Exact, err = count(ctx, tx, q, sh, w, int64(len(keys))); err != nil {
+		if p.Count, p.Exact, err = count(ctx, tx, q, sh, w, int64(len(keys)), !p.HasNext); err != nil {
 			return SearchPage{}, err
 		}
 	}
 	return p, tx.Commit()
 }
 
-// count counts a search's matches exactly, up to q.CountLimit and within
-// q.CountBudget; past either, it is PostgreSQL's estimate of the matches,
-// never below what is known (seen, the page's keys and whether one more
-// followed, or the count's limit when it was reached). A count runs to the
-// last match or to its bound, so exact counts of large searches would cost
-// many times the page: this keeps first pages within their latency.
-func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen int64) (int64, bool, error) {
+// count is a first page's count. A first page that holds every match
+// counts them itself. Otherwise PostgreSQL estimates the matches (its
+// planner, from the table statistics: no row is read); a search expected
+// to have more than q.CountLimit says that estimate. One expected to have
+// fewer is counted exactly if that takes at most q.CountBudget, and says
+// the estimate if not. An estimate is never below what is known: seen,
+// the page's keys plus the one that proves a next page. Counting reads
+// every match where a page reads a few, so an exact count of a large
+// search would cost many times its page.
+func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen int64, last bool) (int64, bool, error) {
+	if last {
+		return seen, true, nil
+	}
 	common := len(w.args)
-	bound := w.arg(q.CountLimit + 1)
 	parts := make([]string, len(sh.branches))
-	for i, b := range sh.branches {
-		parts[i] = "(" + w.sel(b, sh.key) + " LIMIT " + bound + ")"
-	}
-	counted := "SELECT count(*) FROM (" + strings.Join(parts, " UNION ") + ") c"
-	budget := max(q.CountBudget.Milliseconds(), 1)
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
-		return 0, false, fmt.Errorf("search count: %w", err)
-	}
-	var n int64
-	err := tx.QueryRowContext(ctx, counted, w.args...).Scan(&n)
-	var pqErr *pq.Error
-	switch {
-	case err == nil && n <= int64(q.CountLimit):
-		return n, true, nil
-	case err == nil:
-		seen = max(seen, int64(q.CountLimit))
-	case errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil: // the budget ran out
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
-			return 0, false, fmt.Errorf("search count: %w", err)
-		}
-	default:
-		return 0, false, fmt.Errorf("search count: %w", err)
-	}
 	for i, b := range sh.branches {
 		parts[i] = w.sel(b, sh.key)
 	}
 	var plan []byte
-	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+strings.Join(parts, " UNION "), w.args[:common]...).Scan(&plan); err != nil {
+	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+strings.Join(parts, " UNION "), w.args...).Scan(&plan); err != nil {
 		return 0, false, fmt.Errorf("search estimate: %w", err)
 	}
 	var explained []struct {
@@ -662,7 +644,35 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen 
 	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) == 0 {
 		return 0, false, fmt.Errorf("search estimate: unexpected plan %q", plan)
 	}
-	return max(int64(explained[0].Plan.Rows), seen), false, nil
+	estimate := max(int64(explained[0].Plan.Rows), seen)
+	if estimate > int64(q.CountLimit) {
+		return estimate, false, nil
+	}
+
+	bound := w.arg(q.CountLimit + 1)
+	for i, b := range sh.branches {
+		parts[i] = "(" + w.sel(b, sh.key) + " LIMIT " + bound + ")"
+	}
+	budget := max(q.CountBudget.Milliseconds(), 1)
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
+		return 0, false, fmt.Errorf("search count: %w", err)
+	}
+	var n int64
+	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+strings.Join(parts, " UNION ")+") c", w.args...).Scan(&n)
+	w.args = w.args[:common]
+	var pqErr *pq.Error
+	switch {
+	case err == nil && n <= int64(q.CountLimit):
+		return n, true, nil
+	case err == nil:
+		return max(estimate, int64(q.CountLimit)), false, nil
+	case errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil: // the budget ran out
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
+			return 0, false, fmt.Errorf("search count: %w", err)
+		}
+		return estimate, false, nil
+	}
+	return 0, false, fmt.Errorf("search count: %w", err)
 }
 
 // SearchToken is a page token: the page after key After of the search

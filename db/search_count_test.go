@@ -11,8 +11,10 @@ import (
 
 // TestCountBudget: a count that outlasts its budget is stopped and the
 // answer is PostgreSQL's estimate, never below what the page proved; one
-// within its budget is exact. The rows are generate_series's, each taking
-// a millisecond to pass its condition: no tables are read or written.
+// within its budget is exact; a search expected past the limit is not
+// counted; a first page holding every match counts itself. The rows are
+// generate_series's (40, PostgreSQL expects 40), each taking a
+// millisecond to pass its condition: no tables are read or written.
 func TestCountBudget(t *testing.T) {
 	url := os.Getenv("TEST_DATABASE_URL") // as dbtest.AdminURL, which this package cannot import
 	if url == "" {
@@ -29,13 +31,15 @@ func TestCountBudget(t *testing.T) {
 		name    string
 		q       Search
 		seen    int64
+		last    bool
 		count   int64
 		exact   bool
 		atLeast bool
 	}{
-		{"within the budget", Search{CountLimit: 100, CountBudget: time.Minute}, 11, 40, true, false},
-		{"past the budget", Search{CountLimit: 100, CountBudget: time.Millisecond}, 11, 11, false, true},
-		{"past the limit", Search{CountLimit: 20, CountBudget: time.Minute}, 11, 20, false, true},
+		{"within the budget", Search{CountLimit: 100, CountBudget: time.Minute}, 11, false, 40, true, false},
+		{"past the budget", Search{CountLimit: 100, CountBudget: time.Millisecond}, 11, false, 11, false, true},
+		{"expected past the limit", Search{CountLimit: 20, CountBudget: time.Minute}, 11, false, 20, false, true},
+		{"the last page", Search{CountLimit: 100, CountBudget: time.Millisecond}, 7, true, 7, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tx, err := d.BeginTxx(ctx, nil)
@@ -43,7 +47,7 @@ func TestCountBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = tx.Rollback() }()
-			n, exact, err := count(ctx, tx, c.q, sh, &where{}, c.seen)
+			n, exact, err := count(ctx, tx, c.q, sh, &where{}, c.seen, c.last)
 			if err != nil {
 				t.Fatal(err)
 			}
