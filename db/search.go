@@ -101,8 +101,12 @@ func (w *where) arg(v any) string {
 // anyOf is "expr = ANY(values)", or its negation for nin; a NULL column
 // is none of the values.
 func anyOf(w *where, expr string, op string, values []string) string {
-	c := expr + " = ANY(" + w.arg(pq.Array(values)) + ")"
-	return negate(op, c)
+	if len(values) == 1 {
+		// An equality: the planner then reads an index that starts with
+		// expr as ordered by its next columns (= ANY would need a sort).
+		return negate(op, expr+" = "+w.arg(values[0]))
+	}
+	return negate(op, expr+" = ANY("+w.arg(pq.Array(values))+")")
 }
 
 // negate turns a condition into its nin form: NULL (no value) counts as
@@ -590,7 +594,7 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	}
 	var keys pq.StringArray
 	if err := tx.QueryRowContext(ctx, page, pageArgs...).Scan(&keys); err != nil {
-		return SearchPage{}, fmt.Errorf("search: %w", err)
+		return SearchPage{}, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	if len(keys) == 0 {
 		live, err := LiveSnapshot(ctx, tx)
@@ -608,10 +612,20 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	if q.After == "" {
 		w.args = w.args[:common]
 		if p.Count, p.Exact, err = count(ctx, tx, q, sh, w, int64(len(keys)), !p.HasNext); err != nil {
-			return SearchPage{}, err
+			return SearchPage{}, errOr(ctx, err)
 		}
 	}
-	return p, tx.Commit()
+	return p, errOr(ctx, tx.Commit())
+}
+
+// errOr is the context's error when it ended: database/sql rolls a
+// transaction back when its context ends, and the statements after say
+// only that the transaction is done.
+func errOr(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
+	return err
 }
 
 // count is a first page's count. A first page that holds every match

@@ -48,7 +48,7 @@ func TestSampleSERPRO(t *testing.T) {
 	if snap.State != "live" || !strings.HasPrefix(snap.DumpMonth, "20") {
 		t.Errorf("snapshot %+v", snap)
 	}
-	for _, phase := range []string{"phase load", "phase indexes", "phase analyze", "phase swap", "loaded Socios0.zip: 7 rows"} {
+	for _, phase := range []string{"phase load", "phase indexes", "phase vacuum and analyze", "phase swap", "loaded Socios0.zip: 7 rows"} {
 		if !strings.Contains(progress.String(), phase) {
 			t.Errorf("progress lacks %q:\n%s", phase, progress.String())
 		}

@@ -19,5 +19,12 @@ CREATE INDEX persons_name_words ON persons USING gin (name_words);
 -- Codes searched on their own or together: activity within a municipality,
 -- a municipality's offices, an activity's offices, an e-mail domain.
 CREATE INDEX offices_municipality ON offices (municipality, main_activity);
+-- A state's offices in key order: a search by state (with a name word,
+-- a status...) walks only that state's offices, in the order of its pages.
+CREATE INDEX offices_state ON offices (state, root, tax_id);
 CREATE INDEX offices_activity ON offices (main_activity);
 CREATE INDEX offices_email_domain ON offices ((lower(split_part(email, '@', 2)))) WHERE email IS NOT NULL;
+-- The planner ignores a partial index's statistics: without these it takes
+-- every domain for 0.5% of the offices and walks the whole table in tax id
+-- order for a domain of 20 (300 ms instead of 0.4 ms).
+CREATE STATISTICS offices_email_domain_stats ON (lower(split_part(email, '@', 2))) FROM offices;
