@@ -535,10 +535,15 @@ func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error)
 	})
 }
 
-// searchSettings are the search statements' planner settings: no JIT
-// (compiling costs more than these short statements) and no parallel
-// workers (on a busy server they take the cores other searches need).
-const searchSettings = `SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`
+// searchSettings are the search statements' planner settings: plans made
+// for the values given (the server plans its lookups once for any value,
+// cmd/cnpjgraph's plan_cache_mode, but whether a search should walk an index
+// in key order or collect its matches depends on how many the values
+// match: a generic plan took 200 ms where the right one takes 1); no JIT
+// (compiling costs more than these short statements); no parallel workers
+// (on a busy server they take the cores other searches need).
+const searchSettings = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true),
+	set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`
 
 func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeOf func(*where) shape) (SearchPage, error) {
 	codes, err := s.Catalog.Current(ctx)
