@@ -593,7 +593,6 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
 			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
 	}
-	pageArgs := w.args
 
 	// Unprepared statements: the text depends on the filters given, and a
 	// prepared statement per combination would pile up on every connection.
@@ -606,7 +605,7 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		return SearchPage{}, fmt.Errorf("search: %w", err)
 	}
 	var keys pq.StringArray
-	if err := tx.QueryRowContext(ctx, page, pageArgs...).Scan(&keys); err != nil {
+	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys); err != nil {
 		return SearchPage{}, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	if len(keys) == 0 {
@@ -654,7 +653,6 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen 
 	if last {
 		return seen, true, nil
 	}
-	common := len(w.args)
 	parts := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
 		parts[i] = w.sel(b, sh.key)
@@ -686,7 +684,6 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, seen 
 	}
 	var n int64
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+strings.Join(parts, " UNION ")+") c", w.args...).Scan(&n)
-	w.args = w.args[:common]
 	var pqErr *pq.Error
 	switch {
 	case err == nil && n <= int64(q.CountLimit):
