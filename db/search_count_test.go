@@ -16,15 +16,7 @@ import (
 // generate_series's (40, PostgreSQL expects 40), each taking a
 // millisecond to pass its condition: no tables are read or written.
 func TestCountBudget(t *testing.T) {
-	url := os.Getenv("TEST_DATABASE_URL") // as dbtest.AdminURL, which this package cannot import
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	d, err := sqlx.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := serverDB(t)
 	ctx := context.Background()
 	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 40) g", cond: "pg_sleep(0.001) IS NOT NULL"}}}
 	for _, c := range []struct {
@@ -61,4 +53,40 @@ func TestCountBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCountPastTheLimit: a search PostgreSQL expects to be small (an
+// expression's equality: 0.5 % of 40 rows) that the count finds past the
+// limit says the limit plus one, a lower bound, and not exact.
+func TestCountPastTheLimit(t *testing.T) {
+	d := serverDB(t)
+	ctx := context.Background()
+	tx, err := d.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 40) g", cond: "g % 1 = 0"}}}
+	n, exact, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{}, 11, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 21 || exact {
+		t.Fatalf("count %d exact %v, want 21 (the limit plus one), not exact", n, exact)
+	}
+}
+
+// serverDB is the test server's admin database (as dbtest.AdminURL, which
+// this package cannot import): these tests read no table.
+func serverDB(t *testing.T) *sqlx.DB {
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	d, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
 }

@@ -70,8 +70,10 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 		s.mu.Unlock()
 	}})
 	if so.search == nil {
+		// Exact counts: the oracle tests compare them with what they
+		// expect (CountBounds tests the limit and the estimate).
 		exact := service.DefaultSearchSettings
-		exact.CountBudget = time.Minute
+		exact.CountLimit, exact.CountBudget = 1_000_000, time.Minute
 		so.search = &exact
 	}
 	svc := service.New(store, service.Options{Now: func() time.Time { return now }, Search: so.search})

@@ -176,4 +176,4 @@ if [ -n "$baseline" ]; then
     "$(ratio 'graphql nested (5 levels)' 'baseline: graphql nested (5 levels)')"
 fi
 echo "(the pgbench ceiling reads one offices row by primary key, the tax id drawn uniformly through bench.ids: $work/ceiling.sql)"
-[ "$only" = all ] && search_report
+if [ "$only" = all ]; then search_report; fi

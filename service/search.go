@@ -38,14 +38,14 @@ type SearchSettings struct {
 	// CountLimit and CountBudget bound a search's exact count: its
 	// matches up to CountLimit, counted within CountBudget. Past either,
 	// the count is PostgreSQL's estimate (GraphQL countExact false).
-	CountLimit  int           `env:"SEARCH_COUNT_LIMIT" envDefault:"10000"`
+	CountLimit  int           `env:"SEARCH_COUNT_LIMIT" envDefault:"1000"`
 	CountBudget time.Duration `env:"SEARCH_COUNT_BUDGET" envDefault:"10ms"`
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration `env:"SEARCH_TOKEN_TTL" envDefault:"1h"`
 }
 
 // DefaultSearchSettings are the defaults of SearchSettings.
-var DefaultSearchSettings = SearchSettings{CountLimit: 10000, CountBudget: 10 * time.Millisecond, TokenTTL: time.Hour}
+var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, TokenTTL: time.Hour}
 
 // SearchRequest is a search as a door received it: the filters by REST
 // name with their values, the page size, or a page token (alone).
