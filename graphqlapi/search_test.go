@@ -53,6 +53,13 @@ func TestSearch(t *testing.T) {
 	t.Parallel()
 	s, w := generatedServer(t)
 	t.Run("OfficeFilters", func(t *testing.T) { testOfficeFilters(t, s, w) })
+	t.Run("OfficeFiltersCollected", func(t *testing.T) {
+		// Every search counted exactly and small enough to be read whole
+		// and sorted on each page, never walked.
+		settings := service.DefaultSearchSettings
+		settings.CountLimit, settings.CountBudget, settings.CollectBelow = 1_000_000, time.Minute, 1_000_000
+		testOfficeFilters(t, serverOver(t, s.db, serverOptions{search: &settings}), w)
+	})
 	t.Run("PersonFilters", func(t *testing.T) { testPersonFilters(t, s, w) })
 	t.Run("SameThroughGraphQL", func(t *testing.T) { testSameThroughGraphQL(t, s, w) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, s, w) })

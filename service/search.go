@@ -40,12 +40,15 @@ type SearchSettings struct {
 	// the count is PostgreSQL's estimate (GraphQL countExact false).
 	CountLimit  int           `env:"SEARCH_COUNT_LIMIT" envDefault:"1000"`
 	CountBudget time.Duration `env:"SEARCH_COUNT_BUDGET" envDefault:"10ms"`
+	// CollectBelow: a search counted exactly at most this many matches
+	// is read whole and sorted on each page, never walked in key order.
+	CollectBelow int `env:"SEARCH_COLLECT_BELOW" envDefault:"1000"`
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration `env:"SEARCH_TOKEN_TTL" envDefault:"1h"`
 }
 
 // DefaultSearchSettings are the defaults of SearchSettings.
-var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, TokenTTL: time.Hour}
+var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, CollectBelow: 1000, TokenTTL: time.Hour}
 
 // SearchRequest is a search as a door received it: the filters by REST
 // name with their values, the page size, or a page token (alone).
@@ -335,7 +338,8 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	if err := cs.Err(); err != nil {
 		return SearchPage[struct{}]{}, nil, err
 	}
-	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit, CountBudget: s.searchSettings.CountBudget}
+	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit, CountBudget: s.searchSettings.CountBudget,
+		CollectBelow: s.searchSettings.CollectBelow}
 	var out SearchPage[struct{}]
 	if token := p.token + p.after; token != "" {
 		t, err := s.store.SearchTokenOf(ctx, token)
@@ -360,6 +364,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		}
 		q.Filters, q.Limit, q.After, q.Snapshot = p.filters, p.limit, t.After, t.Snapshot
 		out.Count, out.Exact = t.Count, t.Exact
+		q.Count, q.Exact = t.Count, t.Exact
 	} else {
 		codes, err := s.snapshot(ctx)
 		if err != nil {
