@@ -762,18 +762,21 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where) (int6
 	var n int64
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+strings.Join(parts, " UNION ")+") c", w.args...).Scan(&n)
 	var pqErr *pq.Error
-	switch {
-	case err == nil && n <= int64(q.CountLimit):
-		return n, true, nil
-	case err == nil: // more than the limit: at least one past it
-		return max(estimate, int64(q.CountLimit)+1), false, nil
-	case errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil: // the budget ran out
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
-			return 0, false, fmt.Errorf("search count: %w", err)
-		}
-		return estimate, false, nil
+	if err != nil && !(errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil) {
+		return 0, false, fmt.Errorf("search count: %w", err)
 	}
-	return 0, false, fmt.Errorf("search count: %w", err)
+	// Back to before the savepoint, in every case: the budget's timeout
+	// would otherwise stop the page after it.
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
+		return 0, false, fmt.Errorf("search count: %w", err)
+	}
+	switch {
+	case err != nil: // the budget ran out
+		return estimate, false, nil
+	case n > int64(q.CountLimit): // at least one past the limit
+		return max(estimate, int64(q.CountLimit)+1), false, nil
+	}
+	return n, true, nil
 }
 
 // SearchToken is a page token: the page after key After of the search
