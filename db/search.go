@@ -762,7 +762,8 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where) (int6
 	var n int64
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+strings.Join(parts, " UNION ")+") c", w.args...).Scan(&n)
 	var pqErr *pq.Error
-	if err != nil && !(errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil) {
+	stopped := errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil // the budget ran out
+	if err != nil && !stopped {
 		return 0, false, fmt.Errorf("search count: %w", err)
 	}
 	// Back to before the savepoint, in every case: the budget's timeout
@@ -771,7 +772,7 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where) (int6
 		return 0, false, fmt.Errorf("search count: %w", err)
 	}
 	switch {
-	case err != nil: // the budget ran out
+	case stopped:
 		return estimate, false, nil
 	case n > int64(q.CountLimit): // at least one past the limit
 		return max(estimate, int64(q.CountLimit)+1), false, nil
