@@ -137,6 +137,11 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay bool) (O
 	if out.Overlay == nil && overlay {
 		out.Overlay = map[string]OverlayRecord{}
 	}
+	if out.Office != nil && out.Members == nil {
+		// Read, and none: not nil, which says "not read" (a company's
+		// members would then be read again, one more round trip).
+		out.Members = []model.Member{}
+	}
 	return out, nil
 }
 

@@ -125,3 +125,29 @@ func TestRoundTripsPerLevel(t *testing.T) {
 		t.Errorf("company with full offices: %d round trips, want 3 (company, the page, its offices)", n)
 	}
 }
+
+// TestNoMembersOneStatement: an office whose company has no members is
+// answered, members included, by the office lookup's one statement; an
+// empty member list is not read again.
+func TestNoMembersOneStatement(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	root := "80000001"
+	taxID := string(cnpj.Build(root, "0001"))
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.companies VALUES ($1,'EMPRESA SEM SOCIOS LTDA','2062','49',1000.00,'01',NULL)`, root)
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, status, status_date, reason, founded, main_activity,
+		side_activities, street, number, district, zip, state, municipality, phones)
+		VALUES ($1,$2,true,'02','2010-01-01','00','2010-01-01','6204000','{}','RUA A','1','CENTRO','70000000','DF','9701','{}')`, taxID, root)
+	s := serverOver(t, d, serverOptions{})
+	q := `query($t: String!) { office(taxId: $t) { taxId company { name members { role { id } } } } }`
+	s.post(t, q, map[string]any{"t": dbtest.SerproBranch}).ok(t) // code tables and prepared statements
+	before := s.roundTrips.Load()
+	r := s.post(t, q, map[string]any{"t": taxID})
+	r.ok(t)
+	if n := s.roundTrips.Load() - before; n != 1 {
+		t.Errorf("%d SQL round trips, want 1 (the office lookup)", n)
+	}
+	if m := at(t, r.Data, "office", "company", "members").([]any); len(m) != 0 {
+		t.Errorf("members %v, want none", m)
+	}
+}
