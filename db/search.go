@@ -685,11 +685,12 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	return p, errOr(ctx, tx.Commit())
 }
 
-// walkThenCollect is a walk branch's page, as a common table expression
-// (the next walkLength offices after the keyset, in key order) and the
-// branch's part: its matches among those offices, united with, only when
-// they are fewer than a page, the matches after the last of them,
-// collected through the branch's index and sorted. The offices walked end
+// walkThenCollect is a walk branch's page, as common table expressions
+// (the next walkLength offices after the keyset, in key order, and the
+// branch's matches among them) and the branch's part: those matches,
+// united with, only when they are fewer than a page, the matches after
+// the last office walked, collected through the branch's index and
+// sorted. The offices walked end
 // at a key, so the two halves neither overlap nor leave a gap.
 func walkThenCollect(w *where, b branch, key, snap, after, limit string, i int) (cte, part string) {
 	name := "walk" + strconv.Itoa(i)
@@ -697,16 +698,16 @@ func walkThenCollect(w *where, b branch, key, snap, after, limit string, i int) 
 	if after != "" {
 		scan += " WHERE o.tax_id > " + after + " AND o.root >= left(" + after + ", 8)"
 	}
-	cte = name + " AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + ")"
 	walked := branch{from: b.walk(name), cond: b.cond}
-	found := w.sel(walked, key+" AS k", snap)
+	cte = name + " AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + "), " +
+		name + "_found AS MATERIALIZED (" + w.sel(walked, key+" AS k", snap) + ")"
 	// After the walked offices, which begin after the keyset: the keyset
 	// is implied. The bound is written so that no index reads it: as a
 	// bitmap of the primary key it read every key past it (60 ms).
 	rest := w.sel(b, key+" AS k", snap,
 		"o.tax_id || '' > (SELECT max(tax_id) FROM "+name+")",
-		"(SELECT count(*) FROM ("+found+") f) < "+limit)
-	part = "((" + found + ") UNION ALL (" + rest + " ORDER BY o.tax_id || '' LIMIT " + limit + "))"
+		"(SELECT count(*) FROM "+name+"_found) < "+limit)
+	part = "((SELECT k FROM " + name + "_found) UNION ALL (" + rest + " ORDER BY o.tax_id || '' LIMIT " + limit + "))"
 	return cte, part
 }
 
