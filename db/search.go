@@ -468,7 +468,7 @@ type Search struct {
 type SearchPage struct {
 	Keys    []string // at most Limit
 	HasNext bool
-	Count   int64 // first page only
+	Count   int64 // the first page's: counted there, carried by the token after
 	Exact   bool  // Count is every match; false: PostgreSQL's estimate, at least what the page proves
 }
 

@@ -70,7 +70,7 @@ type SearchPage[T any] struct {
 	Next    string // "" on the last page
 	Limit   int
 	Count   int64
-	Exact   bool     // Count is every match (false: it is SearchSettings.CountLimit, a lower bound)
+	Exact   bool     // Count is every match (false: PostgreSQL's estimate, or the count limit plus one; never below what the pages prove)
 	Cursors []string // a token after each record, when asked
 }
 
@@ -363,7 +363,6 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 			}
 		}
 		q.Filters, q.Limit, q.After, q.Snapshot = p.filters, p.limit, t.After, t.Snapshot
-		out.Count, out.Exact = t.Count, t.Exact
 		q.Count, q.Exact = t.Count, t.Exact
 	} else {
 		codes, err := s.snapshot(ctx)
@@ -389,9 +388,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	case err != nil:
 		return out, nil, storeErr(err, "")
 	}
-	if q.After == "" {
-		out.Count, out.Exact = res.Count, res.Exact
-	}
+	out.Count, out.Exact = res.Count, res.Exact
 	out.Limit = q.Limit
 	tokens := make([]db.SearchToken, 0, 1)
 	mint := func(after string) (string, error) {
