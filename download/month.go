@@ -93,7 +93,7 @@ func Download(ctx context.Context, opts Options) (Result, error) {
 	return fetchMonth(ctx, c, opts, month, out)
 }
 
-func newClientFor(opts Options, out *progress) (*client, error) {
+func newClientFor(opts Options, out *monthProgress) (*client, error) {
 	share, err := ParseShare(opts.Config.ShareURL)
 	if err != nil {
 		return nil, fmt.Errorf("RFB_SHARE_URL: %w", err)
@@ -113,7 +113,7 @@ func newClientFor(opts Options, out *progress) (*client, error) {
 
 // fetchMonth downloads the month's ZIPs and the mapping tables; the caller
 // holds the folder's lock.
-func fetchMonth(ctx context.Context, c *client, opts Options, month string, out *progress) (Result, error) {
+func fetchMonth(ctx context.Context, c *client, opts Options, month string, out *monthProgress) (Result, error) {
 	res := Result{Month: month, Dir: filepath.Join(opts.dir(), month)}
 	listing, err := c.list(ctx, month)
 	if err != nil {

@@ -17,7 +17,7 @@ type monthRun struct {
 	c   *client
 	res *Result
 	man *manifest
-	out *progress
+	out *monthProgress
 
 	mu sync.Mutex // guards res
 }

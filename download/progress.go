@@ -1,34 +1,24 @@
 package download
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/cnpjgraph/cnpjgraph/internal/progress"
 )
 
-// progress reports a month's download: on a terminal a bar per running file
-// and one for the whole, redrawn in place; otherwise a summary line every
-// interval, so a long download never looks hung in a log.
-type progress struct {
-	w        io.Writer
-	tty      bool
-	interval time.Duration
+// monthProgress reports a month's download: a bar per running file and one
+// for the whole on a terminal, else a summary line every interval.
+type monthProgress struct {
+	board    *progress.Board
 	start    time.Time
-	total    atomic.Int64 // bytes this run expects to receive
-	received atomic.Int64 // bytes received so far, all files
-
-	mu      sync.Mutex
-	running []*fileProgress
-	drawn   int // bar lines on screen
-	stop    chan struct{}
-	done    chan struct{}
+	total    atomic.Int64    // bytes this run expects to receive
+	received atomic.Int64    // bytes received so far, all files
+	running  []*fileProgress // guarded by the board (Do)
 }
 
 // fileProgress is one file on its way.
@@ -40,141 +30,77 @@ type fileProgress struct {
 	start    time.Time
 }
 
-func newProgress(w io.Writer, interval time.Duration) *progress {
-	if w == nil {
-		w = io.Discard
-	}
-	if interval <= 0 {
-		interval = 5 * time.Second
-	}
-	p := &progress{w: w, interval: interval, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty, p.interval = true, 200*time.Millisecond
-	}
-	go p.loop()
+func newProgress(w io.Writer, interval time.Duration) *monthProgress {
+	p := &monthProgress{start: time.Now()}
+	p.board = progress.Start(w, interval, p.status)
 	return p
 }
 
-func (p *progress) loop() {
-	defer close(p.done)
-	t := time.NewTicker(p.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			p.tick()
-		}
-	}
-}
-
-func (p *progress) close() {
-	close(p.stop)
-	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.running = nil
-	p.draw(nil)
+// close ends the report; files still running (a failed run) are dropped.
+func (p *monthProgress) close() {
+	p.board.Do(func() []string { p.running = nil; return nil })
+	p.board.Close()
 }
 
 // printf writes a line, above the bars on a terminal.
-func (p *progress) printf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.draw([]byte(fmt.Sprintf("download: "+format+"\n", args...)))
+func (p *monthProgress) printf(format string, args ...any) {
+	p.board.Printf("download: "+format, args...)
 }
 
-func (p *progress) begin(name string, size, from int64) *fileProgress {
+func (p *monthProgress) begin(name string, size, from int64) *fileProgress {
 	f := &fileProgress{name: name, size: size, from: from, start: time.Now()}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.running = append(p.running, f)
+	p.board.Do(func() []string { p.running = append(p.running, f); return nil })
 	return f
 }
 
-func (p *progress) finish(f *fileProgress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, r := range p.running {
-		if r == f {
-			p.running = append(p.running[:i], p.running[i+1:]...)
-			break
-		}
-	}
-	p.draw(nil)
+func (p *monthProgress) finish(f *fileProgress) {
+	p.board.Do(func() []string {
+		p.running = slices.DeleteFunc(p.running, func(r *fileProgress) bool { return r == f })
+		return nil
+	})
 }
 
 // add counts bytes of f as received, for the file and the whole.
-func (p *progress) add(f *fileProgress, n int64) {
+func (p *monthProgress) add(f *fileProgress, n int64) {
 	f.received.Add(n)
 	p.received.Add(n)
 }
 
-func (p *progress) tick() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty {
-		p.draw(nil)
-		return
-	}
+// status is, on a terminal, a bar per running file and one for the whole;
+// in a log, one line: the whole and each running file's share.
+func (p *monthProgress) status(tty bool) []string {
 	if len(p.running) == 0 {
-		return
+		return nil
 	}
-	var b strings.Builder
-	b.WriteString("download: ")
-	b.WriteString(p.summary())
-	for i, f := range p.running {
-		sep := ", "
-		if i == 0 {
-			sep = "; running: "
+	if !tty {
+		var b strings.Builder
+		b.WriteString("download: ")
+		b.WriteString(p.summary())
+		for i, f := range p.running {
+			sep := ", "
+			if i == 0 {
+				sep = "; running: "
+			}
+			fmt.Fprintf(&b, "%s%s %.0f%%", sep, f.name, 100*progress.Fraction(f.from+f.received.Load(), f.size))
 		}
-		fmt.Fprintf(&b, "%s%s %.0f%%", sep, f.name, 100*fraction(f.from+f.received.Load(), f.size))
+		return []string{b.String()}
 	}
-	b.WriteByte('\n')
-	_, _ = io.WriteString(p.w, b.String())
+	lines := make([]string, 0, len(p.running)+1)
+	for _, f := range p.running {
+		got := f.from + f.received.Load()
+		el := time.Since(f.start)
+		lines = append(lines, fmt.Sprintf("%-24s %s %s/%s %s ETA %s", f.name, progress.Bar(progress.Fraction(got, f.size)),
+			human(got), human(f.size), rate(f.received.Load(), el), progress.ETA(f.received.Load(), f.size-got, el)))
+	}
+	return append(lines, fmt.Sprintf("%-24s %s %s", "all", progress.Bar(progress.Fraction(p.received.Load(), p.total.Load())), p.summary()))
 }
 
 // summary is the whole run: bytes, share, rate and ETA.
-func (p *progress) summary() string {
+func (p *monthProgress) summary() string {
 	got, total := p.received.Load(), p.total.Load()
 	el := time.Since(p.start)
-	return fmt.Sprintf("%s of %s (%.0f%%), %s, ETA %s", human(got), human(total), 100*fraction(got, total), rate(got, el), eta(got, total-got, el))
-}
-
-// draw prints line (if any), then on a terminal the bars. Callers hold mu.
-func (p *progress) draw(line []byte) {
-	var b bytes.Buffer
-	if p.tty && p.drawn > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA\x1b[J", p.drawn)
-	}
-	b.Write(line)
-	p.drawn = 0
-	if p.tty && len(p.running) > 0 {
-		for _, f := range p.running {
-			got := f.from + f.received.Load()
-			el := time.Since(f.start)
-			fmt.Fprintf(&b, "%-24s %s %s/%s %s ETA %s\n", f.name, bar(fraction(got, f.size)), human(got), human(f.size),
-				rate(f.received.Load(), el), eta(f.received.Load(), f.size-got, el))
-			p.drawn++
-		}
-		fmt.Fprintf(&b, "%-24s %s %s\n", "all", bar(fraction(p.received.Load(), p.total.Load())), p.summary())
-		p.drawn++
-	}
-	_, _ = p.w.Write(b.Bytes())
-}
-
-func fraction(done, total int64) float64 {
-	if total <= 0 {
-		return 0
-	}
-	return min(float64(done)/float64(total), 1)
-}
-
-func bar(frac float64) string {
-	const width = 30
-	n := int(frac * width)
-	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+	return fmt.Sprintf("%s of %s (%.0f%%), %s, ETA %s", human(got), human(total), 100*progress.Fraction(got, total),
+		rate(got, el), progress.ETA(got, total-got, el))
 }
 
 func rate(n int64, d time.Duration) string {
@@ -182,12 +108,4 @@ func rate(n int64, d time.Duration) string {
 		return "- MB/s"
 	}
 	return fmt.Sprintf("%.1f MB/s", float64(n)/1e6/d.Seconds())
-}
-
-// eta is when remaining bytes are in at the rate of received ones so far.
-func eta(received, remaining int64, el time.Duration) string {
-	if received <= 0 || remaining <= 0 {
-		return "-"
-	}
-	return (time.Duration(float64(el) * float64(remaining) / float64(received))).Round(time.Second).String()
 }

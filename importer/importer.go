@@ -123,7 +123,7 @@ type run struct {
 	d         *sqlx.DB
 	opts      Options
 	log       *slog.Logger
-	prog      *progress
+	prog      *importProgress
 	sources   []source
 	tabmun    map[string]municipality
 	countries map[string]country
