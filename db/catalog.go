@@ -23,6 +23,9 @@ type Codes struct {
 	roles          map[string]string
 	countries      map[string]countryCode
 	municipalities map[string]municipalityCode
+	// wordTables: the snapshot has company_words and alias_words (imported
+	// by this version or a later one); name searches walk them.
+	wordTables bool
 }
 
 type countryCode struct {
@@ -130,6 +133,12 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	codes := &Codes{Snapshot: live}
+	// A snapshot imported before the word tables existed is searched
+	// through its GIN indexes alone until the next import.
+	const qWordTables = `SELECT to_regclass('` + LiveSchema + `.company_words') IS NOT NULL AND to_regclass('` + LiveSchema + `.alias_words') IS NOT NULL`
+	if err := tx.QueryRowContext(ctx, qWordTables).Scan(&codes.wordTables); err != nil {
+		return nil, fmt.Errorf("load code tables: %w", err)
+	}
 	for _, t := range []struct {
 		table string
 		dst   *map[string]string

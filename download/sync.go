@@ -21,6 +21,8 @@ type SyncOptions struct {
 	Keep    bool         // keep the month folders older than the imported one
 	Logger  *slog.Logger // the import's log; nil: none
 	Streams int          // the import's COPY streams; 0: its default
+	// WordTables: the import also builds the word tables (importer.Options).
+	WordTables bool
 }
 
 // SyncResult tells what a sync did.
@@ -95,6 +97,7 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 		Progress:       opts.Progress,
 		Logger:         opts.Logger,
 		Streams:        opts.Streams,
+		WordTables:     opts.WordTables,
 	})
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", dir, err)

@@ -33,8 +33,8 @@ type world struct {
 	persons []model.Person // id order
 }
 
-// generatedServer imports a generated dump (3,000 companies) into its own
-// database and serves it.
+// generatedServer imports a generated dump (3,000 companies), with the word
+// tables, into its own database and serves it.
 func generatedServer(t *testing.T) (*server, world) {
 	t.Helper()
 	d, _ := dbtest.New(t)
@@ -42,7 +42,7 @@ func generatedServer(t *testing.T) (*server, world) {
 	if _, err := generator.Generate(generator.Options{Companies: 3000, Out: dir, Seed: 11, Parts: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importer.Import(context.Background(), d, importer.Options{Paths: []string{dir}}); err != nil {
+	if _, err := importer.Import(context.Background(), d, importer.Options{Paths: []string{dir}, WordTables: true}); err != nil {
 		t.Fatal(err)
 	}
 	return serverOver(t, d, serverOptions{}), loadWorld(t, d)
@@ -65,6 +65,41 @@ func TestSearch(t *testing.T) {
 	t.Run("Paging", func(t *testing.T) { testPaging(t, s, w) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, s) })
 	t.Run("CountBounds", func(t *testing.T) { testCountBounds(t, s, w) })
+	t.Run("ReadsTheWordTables", func(t *testing.T) { testReadsTheWordTables(t, s, w) })
+	// Last: it drops the word tables, as a snapshot imported without them
+	// (or before they existed) lacks them; its server then uses the GIN
+	// indexes alone.
+	t.Run("WithoutWordTables", func(t *testing.T) {
+		s.exec(t, "DROP TABLE cnpj.company_words, cnpj.alias_words")
+		testOfficeFilters(t, serverOver(t, s.db, serverOptions{}), w)
+	})
+}
+
+// testReadsTheWordTables: a one-value name search answers from the word
+// tables. With one company's row of a word taken out of company_words,
+// its offices are no longer found by their company's name.
+func testReadsTheWordTables(t *testing.T, s *server, w world) {
+	var target model.Office
+	var word string
+	for _, o := range w.offices {
+		if ws := words.Of(o.Company.Name); len(ws) > 0 && !hasWords(alias(o), ws[0]) {
+			target, word = o, ws[0]
+			break
+		}
+	}
+	query := "names.in=" + word
+	found := func() bool {
+		got, _ := s.walk(t, "/office", query, "taxId", 1000)
+		return slices.Contains(got, target.TaxID)
+	}
+	if !found() {
+		t.Fatalf("%s: %s not found", query, target.TaxID)
+	}
+	s.exec(t, "DELETE FROM cnpj.company_words WHERE word = $1 AND root = $2", word, target.TaxID[:8])
+	defer s.exec(t, "INSERT INTO cnpj.company_words VALUES ($1, $2)", word, target.TaxID[:8])
+	if found() {
+		t.Fatalf("%s: %s found without its row in company_words: the search did not read the word table", query, target.TaxID)
+	}
 }
 
 // testCountBounds: past SEARCH_COUNT_LIMIT, count is PostgreSQL's
@@ -235,6 +270,19 @@ func officeCases(t *testing.T, w world) []officeCase {
 		{"names.in=" + url.QueryEscape(nameWords[1]+" "+strings.ToUpper(nameWords[2])) + "," + aliasWord, func(o model.Office) bool {
 			v := nameWords[1] + " " + nameWords[2]
 			return hasWords(o.Company.Name, v) || hasWords(alias(o), v) || hasWords(o.Company.Name, aliasWord) || hasWords(alias(o), aliasWord)
+		}},
+		// One value: read through the word tables (several words join
+		// on the key), alone or merged with other filters' offices.
+		{"names.in=" + url.QueryEscape(nameWords[1]+" "+nameWords[2]), func(o model.Office) bool {
+			v := nameWords[1] + " " + nameWords[2]
+			return hasWords(o.Company.Name, v) || hasWords(alias(o), v)
+		}},
+		{"names.in=" + nameWords[0] + "&address.state.in=SP", func(o model.Office) bool {
+			return sp(o) && (hasWords(o.Company.Name, nameWords[0]) || hasWords(alias(o), nameWords[0]))
+		}},
+		{"names.in=" + aliasWord + "&company.simples.optant.eq=true&company.equity.gte=1", func(o model.Office) bool {
+			return o.Company.Simples != nil && o.Company.Simples.Optant && equityAtLeast(o.Company, 1) &&
+				(hasWords(o.Company.Name, aliasWord) || hasWords(alias(o), aliasWord))
 		}},
 		{"names.nin=" + nameWords[0] + "&address.state.in=SP", func(o model.Office) bool {
 			return sp(o) && !hasWords(o.Company.Name, nameWords[0]) && !hasWords(alias(o), nameWords[0])
@@ -453,6 +501,13 @@ func testOfficeFilters(t *testing.T, s *server, w world) {
 				t.Errorf("%s, pages of 7: %d offices, want %d", c.query, len(got), len(want))
 			}
 		}
+	}
+}
+
+func (s *server) exec(t *testing.T, query string, args ...any) {
+	t.Helper()
+	if _, err := s.db.Exec(query, args...); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/importer"
+	"github.com/cnpjgraph/cnpjgraph/importer/generator"
 )
 
 func opts(t testing.TB, paths ...string) importer.Options {
@@ -576,5 +577,45 @@ func TestImportPrunesOlderOverlay(t *testing.T) {
 	}
 	if len(portals) != 1 || portals[0] != "simples" {
 		t.Fatalf("overlay after the import: %v, want only the newer simples record", portals)
+	}
+}
+
+// TestWordTables: with Options.WordTables the snapshot has the word tables,
+// one row per word of each company name and of each office alias; without,
+// it has none (name searches then use the GIN indexes).
+func TestWordTables(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := t.TempDir()
+	if _, err := generator.Generate(generator.Options{Companies: 300, Out: dir, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	exists := func() bool {
+		var ok bool
+		if err := d.Get(&ok, `SELECT to_regclass('cnpj.company_words') IS NOT NULL OR to_regclass('cnpj.alias_words') IS NOT NULL`); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	mustImport(t, d, importer.Options{Paths: []string{dir}})
+	if exists() {
+		t.Fatal("word tables built without Options.WordTables")
+	}
+	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: true})
+	if !exists() {
+		t.Fatal("no word tables with Options.WordTables")
+	}
+	// Every (word, key) pair of the arrays, and nothing else.
+	for _, q := range []string{
+		`SELECT (SELECT count(*) FROM cnpj.companies, unnest(name_words) w) = (SELECT count(*) FROM cnpj.company_words)
+		    AND NOT EXISTS (SELECT word, root FROM cnpj.company_words EXCEPT SELECT w, root FROM cnpj.companies, unnest(name_words) w)`,
+		`SELECT (SELECT count(*) FROM cnpj.offices, unnest(alias_words) w) = (SELECT count(*) FROM cnpj.alias_words)
+		    AND (SELECT count(*) FROM cnpj.alias_words) > 0
+		    AND NOT EXISTS (SELECT word, root, tax_id FROM cnpj.alias_words EXCEPT SELECT w, root, tax_id FROM cnpj.offices, unnest(alias_words) w)`,
+	} {
+		var ok bool
+		if err := d.Get(&ok, q); err != nil || !ok {
+			t.Errorf("word table differs from the arrays (%v): %s", err, q)
+		}
 	}
 }

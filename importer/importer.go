@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,6 +53,10 @@ type Options struct {
 	Progress       io.Writer    // progress output; bars on a terminal, else a line every few seconds
 	Logger         *slog.Logger // nil: no logging
 	Streams        int          // concurrent COPY streams and index builds; 0 means 2
+	// WordTables also builds the word tables, which make name searches
+	// read a page by index (wordTablesSQL); without them name searches use
+	// the GIN indexes alone.
+	WordTables bool
 }
 
 // Import loads the dump named by opts.Paths and swaps it in as the live
@@ -231,8 +236,15 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	// VACUUM as well as ANALYZE: it marks the fresh pages all-visible, so
 	// the searches' counts read indexes alone, and sets the rows' hint bits
 	// once here rather than on the first reads of each page once live.
+	tables := snapshotTables
+	var derive, wordIndexes []string
+	words := ""
+	if r.opts.WordTables {
+		tables = append(slices.Clone(tables), "company_words", "alias_words")
+		derive, wordIndexes, words = wordTablesSQL, wordIndexesSQL, ", name words"
+	}
 	var analyze []string
-	for _, t := range snapshotTables {
+	for _, t := range tables {
 		analyze = append(analyze, "VACUUM (ANALYZE) "+t)
 	}
 	phases := []struct {
@@ -245,10 +257,10 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			}
 			return r.loadBig(ctx)
 		}},
-		{"derive (persons, Simples periods)", func() error {
-			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, []string{periods})
+		{"derive (persons, Simples periods" + words + ")", func() error {
+			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, append([]string{periods}, derive...))
 		}},
-		{"indexes", func() error { return r.parallel(ctx, nil, indexStatements()) }},
+		{"indexes", func() error { return r.parallel(ctx, nil, append(indexStatements(), wordIndexes...)) }},
 		{"vacuum and analyze", func() error { return r.parallel(ctx, nil, analyze) }},
 		{"swap", func() error { return r.swap(ctx, lock, id, ref) }},
 	}
@@ -284,6 +296,24 @@ const personsSQL = `
 INSERT INTO persons (id, type, tax_id, name, age, country, name_words)
 SELECT DISTINCT ON (id) id, type, tax_id, name, age, country, name_words FROM person_rows
 ORDER BY id, age DESC NULLS LAST, country NULLS LAST`
+
+// The word tables (Options.WordTables): the names' words in key order, one
+// row per word of a company's name and per word of an office's alias. GIN
+// answers "which rows hold this word" as a set, to be read whole and
+// sorted; these b-trees give a word's companies in root order, so a name
+// search reads a page by index alone, merged with a state's offices. They
+// cost the import about as much as the rest of its indexes (README).
+var (
+	wordTablesSQL = []string{
+		`CREATE TABLE company_words AS SELECT w COLLATE "C" AS word, root FROM companies, unnest(name_words) w`,
+		`CREATE TABLE alias_words AS
+SELECT w COLLATE "C" AS word, root, tax_id FROM offices, unnest(alias_words) w WHERE alias_words IS NOT NULL`,
+	}
+	wordIndexesSQL = []string{
+		`CREATE INDEX company_words_word ON company_words (word, root)`,
+		`CREATE INDEX alias_words_word ON alias_words (word, root, tax_id)`,
+	}
+)
 
 // inSchema runs statements with the staging schema as search path.
 func inSchema(ctx context.Context, c *sql.Conn, stmts string) error {

@@ -55,7 +55,10 @@ func runDev(ctx context.Context, args []string) error {
 		snap, err := importer.Import(ctx, d, importer.Options{
 			Paths:    []string{*dir},
 			Progress: os.Stderr,
-			Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			// A small sample: the word tables cost little here and make
+			// the playground's name searches take the production path.
+			WordTables: true,
+			Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
 		if err != nil {
 			return fmt.Errorf("import sample: %w", err)

@@ -34,6 +34,7 @@ Flags:
 	month := fs.String("month", "", "dump month YYYY-MM; default: a YYYY-MM folder in PATH, else the newest file's month")
 	maxRejected := fs.Float64("max-rejected", 0.001, "largest tolerated share of rejected rows per file (0.001 = 0.1%)")
 	streams := fs.Int("streams", 2, "concurrent COPY streams and index builds")
+	wordTables := fs.Bool("word-tables", false, "also build the word tables: name searches read a page by index (1.5-3x their throughput), at about 60% more import time and 40% more disk (README)")
 	verbose := fs.Bool("v", false, "log every statement")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
@@ -64,6 +65,7 @@ Flags:
 		Progress:       os.Stderr,
 		Logger:         logger,
 		Streams:        *streams,
+		WordTables:     *wordTables,
 	})
 	if err != nil {
 		return err

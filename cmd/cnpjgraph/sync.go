@@ -34,6 +34,7 @@ Flags:
 	keep := fs.Bool("keep", false, "keep the month folders older than the imported one")
 	jobs := fs.Int("jobs", 4, "files downloaded at once")
 	streams := fs.Int("streams", 2, "the import's concurrent COPY streams and index builds")
+	wordTables := fs.Bool("word-tables", false, "the import also builds the word tables (see cnpjgraph import -h)")
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -46,10 +47,11 @@ Flags:
 	}
 	defer d.Close()
 	res, err := download.Sync(ctx, d, download.SyncOptions{
-		Options: download.Options{Config: cfg, Dir: *dir, Month: *month, Jobs: *jobs, Progress: os.Stderr},
-		Keep:    *keep,
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		Streams: *streams,
+		Options:    download.Options{Config: cfg, Dir: *dir, Month: *month, Jobs: *jobs, Progress: os.Stderr},
+		Keep:       *keep,
+		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Streams:    *streams,
+		WordTables: *wordTables,
 	})
 	exitIfBusy("sync", err)
 	if err != nil {
