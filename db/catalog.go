@@ -24,7 +24,7 @@ type Codes struct {
 	countries      map[string]countryCode
 	municipalities map[string]municipalityCode
 	// wordTables: the snapshot has company_words and alias_words (imported
-	// by this version or a later one); name searches walk them.
+	// with --word-tables); name searches read them.
 	wordTables bool
 }
 
@@ -133,8 +133,8 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	codes := &Codes{Snapshot: live}
-	// A snapshot imported before the word tables existed is searched
-	// through its GIN indexes alone until the next import.
+	// A snapshot imported without the word tables (or before they existed)
+	// is searched through its GIN indexes alone.
 	const qWordTables = `SELECT to_regclass('` + LiveSchema + `.company_words') IS NOT NULL AND to_regclass('` + LiveSchema + `.alias_words') IS NOT NULL`
 	if err := tx.QueryRowContext(ctx, qWordTables).Scan(&codes.wordTables); err != nil {
 		return nil, fmt.Errorf("load code tables: %w", err)

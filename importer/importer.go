@@ -238,10 +238,10 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	// once here rather than on the first reads of each page once live.
 	tables := snapshotTables
 	var derive, wordIndexes []string
-	words := ""
+	deriveName := "derive (persons, Simples periods)"
 	if r.opts.WordTables {
 		tables = append(slices.Clone(tables), "company_words", "alias_words")
-		derive, wordIndexes, words = wordTablesSQL, wordIndexesSQL, ", name words"
+		derive, wordIndexes, deriveName = wordTablesSQL, wordIndexesSQL, "derive (persons, Simples periods, name words)"
 	}
 	var analyze []string
 	for _, t := range tables {
@@ -257,7 +257,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			}
 			return r.loadBig(ctx)
 		}},
-		{"derive (persons, Simples periods" + words + ")", func() error {
+		{deriveName, func() error {
 			return r.parallel(ctx, []string{personsSQL, "DROP TABLE person_rows"}, append([]string{periods}, derive...))
 		}},
 		{"indexes", func() error { return r.parallel(ctx, nil, append(indexStatements(), wordIndexes...)) }},
