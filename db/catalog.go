@@ -135,9 +135,8 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	codes := &Codes{Snapshot: live}
 	// A snapshot imported without the word tables (or before they existed)
 	// is searched through its GIN indexes alone.
-	const qWordTables = `SELECT to_regclass('` + LiveSchema + `.company_words') IS NOT NULL AND to_regclass('` + LiveSchema + `.alias_words') IS NOT NULL`
-	if err := tx.QueryRowContext(ctx, qWordTables).Scan(&codes.wordTables); err != nil {
-		return nil, fmt.Errorf("load code tables: %w", err)
+	if codes.wordTables, err = HasWordTables(ctx, tx); err != nil {
+		return nil, err
 	}
 	for _, t := range []struct {
 		table string
@@ -270,4 +269,15 @@ func countryKey(code string) string {
 		return "0"
 	}
 	return k
+}
+
+// HasWordTables reports whether the live snapshot has the word tables of
+// name search (company_words, alias_words: import --word-tables).
+func HasWordTables(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
+	const query = `SELECT to_regclass('` + LiveSchema + `.company_words') IS NOT NULL AND to_regclass('` + LiveSchema + `.alias_words') IS NOT NULL`
+	var ok bool
+	if err := q.QueryRowxContext(ctx, query).Scan(&ok); err != nil {
+		return false, fmt.Errorf("check the word tables: %w", err)
+	}
+	return ok, nil
 }

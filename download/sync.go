@@ -21,8 +21,9 @@ type SyncOptions struct {
 	Keep    bool         // keep the month folders older than the imported one
 	Logger  *slog.Logger // the import's log; nil: none
 	Streams int          // the import's COPY streams; 0: its default
-	// WordTables: the import also builds the word tables (importer.Options).
-	WordTables bool
+	// WordTables: whether the import builds the word tables (default: as
+	// the live snapshot; importer.Options).
+	WordTables importer.WordTables
 }
 
 // SyncResult tells what a sync did.

@@ -580,9 +580,10 @@ func TestImportPrunesOlderOverlay(t *testing.T) {
 	}
 }
 
-// TestWordTables: with Options.WordTables the snapshot has the word tables,
-// one row per word of each company name and of each office alias; without,
-// it has none (name searches then use the GIN indexes).
+// TestWordTables: with WordTablesOn the snapshot has the word tables, one
+// row per word of each company name and of each office alias; with
+// WordTablesOff it has none (name searches then use the GIN indexes); by
+// default an import does as the live snapshot, none live meaning off.
 func TestWordTables(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
@@ -597,14 +598,22 @@ func TestWordTables(t *testing.T) {
 		}
 		return ok
 	}
-	mustImport(t, d, importer.Options{Paths: []string{dir}})
-	if exists() {
-		t.Fatal("word tables built without Options.WordTables")
+	for _, step := range []struct {
+		choice importer.WordTables
+		want   bool
+	}{
+		{importer.WordTablesAsLive, false}, // nothing live
+		{importer.WordTablesOn, true},
+		{importer.WordTablesAsLive, true}, // the monthly sync keeps them
+		{importer.WordTablesOff, false},
+		{importer.WordTablesAsLive, false},
+	} {
+		mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: step.choice})
+		if got := exists(); got != step.want {
+			t.Fatalf("choice %d: word tables %v, want %v", step.choice, got, step.want)
+		}
 	}
-	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: true})
-	if !exists() {
-		t.Fatal("no word tables with Options.WordTables")
-	}
+	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesOn})
 	// Every (word, key) pair of the arrays, and nothing else.
 	for _, q := range []string{
 		`SELECT (SELECT count(*) FROM cnpj.companies, unnest(name_words) w) = (SELECT count(*) FROM cnpj.company_words)

@@ -53,11 +53,22 @@ type Options struct {
 	Progress       io.Writer    // progress output; bars on a terminal, else a line every few seconds
 	Logger         *slog.Logger // nil: no logging
 	Streams        int          // concurrent COPY streams and index builds; 0 means 2
-	// WordTables also builds the word tables, which make name searches
-	// read a page by index (wordTablesSQL); without them name searches use
-	// the GIN indexes alone.
-	WordTables bool
+	// WordTables: whether to build the word tables, which make name
+	// searches read a page by index (wordTablesSQL); without them name
+	// searches use the GIN indexes alone. By default an import does as the
+	// live snapshot, so the monthly sync keeps what the operator chose.
+	WordTables WordTables
 }
+
+// WordTables is whether an import builds the word tables.
+type WordTables uint8
+
+// The choices of Options.WordTables.
+const (
+	WordTablesAsLive WordTables = iota // as the live snapshot (none live: off)
+	WordTablesOn
+	WordTablesOff
+)
 
 // Import loads the dump named by opts.Paths and swaps it in as the live
 // snapshot. On failure the snapshot row is marked failed, the staging schema
@@ -236,10 +247,19 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	// VACUUM as well as ANALYZE: it marks the fresh pages all-visible, so
 	// the searches' counts read indexes alone, and sets the rows' hint bits
 	// once here rather than on the first reads of each page once live.
+	wordTables := r.opts.WordTables == WordTablesOn
+	if r.opts.WordTables == WordTablesAsLive {
+		if wordTables, err = db.HasWordTables(ctx, r.d); err != nil {
+			return db.Snapshot{}, err
+		}
+		if wordTables {
+			r.prog.printf("building the word tables of name search, as the live snapshot has them")
+		}
+	}
 	tables := snapshotTables
 	var derive, wordIndexes []string
 	deriveName := "derive (persons, Simples periods)"
-	if r.opts.WordTables {
+	if wordTables {
 		tables = append(slices.Clone(tables), "company_words", "alias_words")
 		derive, wordIndexes, deriveName = wordTablesSQL, wordIndexesSQL, "derive (persons, Simples periods, name words)"
 	}

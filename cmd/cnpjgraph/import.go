@@ -34,7 +34,7 @@ Flags:
 	month := fs.String("month", "", "dump month YYYY-MM; default: a YYYY-MM folder in PATH, else the newest file's month")
 	maxRejected := fs.Float64("max-rejected", 0.001, "largest tolerated share of rejected rows per file (0.001 = 0.1%)")
 	streams := fs.Int("streams", 2, "concurrent COPY streams and index builds")
-	wordTables := fs.Bool("word-tables", false, "also build the word tables: name searches read a page by index (1.5-3x their throughput), at about 60% more import time and 40% more disk (README)")
+	fs.Bool("word-tables", false, "build the word tables: name searches read a page by index (1.5-3x their throughput), at about 60% more import time and 40% more disk (README); =false: without them; default: as the live snapshot")
 	verbose := fs.Bool("v", false, "log every statement")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
@@ -65,7 +65,7 @@ Flags:
 		Progress:       os.Stderr,
 		Logger:         logger,
 		Streams:        *streams,
-		WordTables:     *wordTables,
+		WordTables:     wordTablesFlag(fs),
 	})
 	if err != nil {
 		return err
@@ -101,4 +101,21 @@ Flags:
 	}
 	fmt.Printf("duration: %s, %d input rows, %.0f rows/s\n", took.Round(time.Millisecond), input, float64(input)/took.Seconds())
 	return nil
+}
+
+// wordTablesFlag is the import's choice of word tables from the
+// -word-tables flag of fs: on, off (=false), or as the live snapshot when
+// the flag is not given.
+func wordTablesFlag(fs *flag.FlagSet) importer.WordTables {
+	choice := importer.WordTablesAsLive
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "word-tables" {
+			return
+		}
+		choice = importer.WordTablesOff
+		if f.Value.String() == "true" {
+			choice = importer.WordTablesOn
+		}
+	})
+	return choice
 }

@@ -34,7 +34,7 @@ Flags:
 	keep := fs.Bool("keep", false, "keep the month folders older than the imported one")
 	jobs := fs.Int("jobs", 4, "files downloaded at once")
 	streams := fs.Int("streams", 2, "the import's concurrent COPY streams and index builds")
-	wordTables := fs.Bool("word-tables", false, "the import also builds the word tables (see cnpjgraph import -h)")
+	fs.Bool("word-tables", false, "build the word tables, or not (=false); default: as the live snapshot (see cnpjgraph import -h)")
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -51,7 +51,7 @@ Flags:
 		Keep:       *keep,
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		Streams:    *streams,
-		WordTables: *wordTables,
+		WordTables: wordTablesFlag(fs),
 	})
 	exitIfBusy("sync", err)
 	if err != nil {
