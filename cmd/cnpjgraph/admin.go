@@ -61,10 +61,16 @@ func runStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var words bool // the live snapshot has the word tables of name search
+	if live.ID != 0 {
+		if words, err = db.HasWordTables(ctx, d); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		out := map[string]any{"recent": recent}
 		if live.ID != 0 {
-			out["live"] = live
+			out["live"], out["wordTables"] = live, words
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -79,6 +85,11 @@ func runStatus(ctx context.Context, args []string) error {
 		}
 		fmt.Printf("  rows:     %s\n", live.RowCounts)
 		fmt.Printf("  rejected: %s\n", live.RejectedRows)
+		if words {
+			fmt.Println("  word tables: yes (imports keep them; import --word-tables=false drops them)")
+		} else {
+			fmt.Println("  word tables: no (import --word-tables builds them: faster name searches)")
+		}
 	}
 	if len(recent) > 0 {
 		fmt.Println("recent imports:")
