@@ -23,7 +23,11 @@ CREATE INDEX offices_municipality ON offices (municipality, main_activity);
 -- a status...) walks only that state's offices, in the order of its pages.
 CREATE INDEX offices_state ON offices (state, root, tax_id);
 CREATE INDEX offices_activity ON offices (main_activity);
-CREATE INDEX offices_email_domain ON offices ((lower(split_part(email, '@', 2)))) WHERE email IS NOT NULL;
+-- A domain's offices in key order, as for a state: a domain's offices sit
+-- together (one company's), so a walk of all offices in key order, which
+-- the planner expects to meet them spread evenly, read 380,000 offices
+-- (0.5 s) for a domain of 1,845; this index reads the page's 11.
+CREATE INDEX offices_email_domain ON offices ((lower(split_part(email, '@', 2))), root, tax_id) WHERE email IS NOT NULL;
 -- The planner ignores a partial index's statistics: without these it takes
 -- every domain for 0.5% of the offices and walks the whole table in tax id
 -- order for a domain of 20 (300 ms instead of 0.4 ms).
