@@ -58,9 +58,9 @@ func TestEmailDomainPageReadsItsOffices(t *testing.T) {
 	}
 	var explained []struct {
 		Plan struct {
-			Rows    int64 `json:"Actual Rows"`
-			Hit     int64 `json:"Shared Hit Blocks"`
-			Read    int64 `json:"Shared Read Blocks"`
+			Rows int64 `json:"Actual Rows"`
+			Hit  int64 `json:"Shared Hit Blocks"`
+			Read int64 `json:"Shared Read Blocks"`
 		}
 	}
 	if err := json.Unmarshal([]byte(plan), &explained); err != nil || len(explained) == 0 {
