@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 )
 
 func TestParseShare(t *testing.T) {
@@ -128,7 +130,7 @@ func TestListMonths(t *testing.T) {
 func TestDownloadTwice(t *testing.T) {
 	s := newTestShare(t, "2026-09", "2026-10")
 	dir := t.TempDir()
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(dir, &log))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -161,7 +163,7 @@ func TestResumeAfterCut(t *testing.T) {
 	s := newTestShare(t, "2026-10")
 	const rel = "2026-10/Estabelecimentos0.zip"
 	s.fault(rel, cutHalfway(t, s.path(rel)))
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -232,7 +234,7 @@ func TestServerIgnoresRange(t *testing.T) {
 		}
 		return cut(w, r, n)
 	})
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +254,7 @@ func TestUnavailableBursts(t *testing.T) {
 	for _, name := range []string{"Empresas1.zip", "Simples.zip", "Cnaes.zip"} {
 		s.fault("2026-10/"+name, unavailable(3))
 	}
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -306,7 +308,7 @@ func TestCorruptInTransit(t *testing.T) {
 		_, _ = w.Write(raw)
 		return true
 	})
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -414,7 +416,7 @@ func TestStalledConnection(t *testing.T) {
 		<-r.Context().Done()
 		return true
 	})
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	o := s.options(t.TempDir(), &log)
 	o.Config.StallTimeout = 300 * time.Millisecond
 	res, err := Download(context.Background(), o)
@@ -450,7 +452,7 @@ func TestWrongContentRange(t *testing.T) {
 		}
 		return cut(w, r, n)
 	})
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	res, err := Download(context.Background(), s.options(t.TempDir(), &log))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())

@@ -1,7 +1,6 @@
 package download
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -225,24 +224,6 @@ func (s *testShare) config() Config {
 func (s *testShare) options(dir string, log io.Writer) Options {
 	return Options{Config: s.config(), Dir: dir, Jobs: 4, Progress: log, ProgressInterval: 50 * time.Millisecond,
 		MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRetryAfter: 20 * time.Millisecond}
-}
-
-// lockedBuffer is a log the progress and a test read concurrently.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func sha256File(t testing.TB, path string) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 )
 
 func (s *testShare) syncOptions(dir string, log io.Writer) SyncOptions {
@@ -59,7 +60,7 @@ func TestSync(t *testing.T) {
 	dir := t.TempDir()
 	src, taxIDs := generatedDump(t)
 	ctx := context.Background()
-	var log lockedBuffer
+	var log syncbuf.Buffer
 
 	res, err := Sync(ctx, d, s.syncOptions(dir, &log))
 	if err != nil {

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
 	"github.com/cnpjgraph/cnpjgraph/imagery"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
@@ -185,21 +184,6 @@ func (w *world) get(target, credential string) answer {
 }
 
 // logLines collects the auth service's log, safe for concurrent writes.
-type logLines struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type logLines struct{ syncbuf.Buffer }
 
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logLines) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), substr)
-}
-
-var _ io.Writer = (*logLines)(nil)
+func (l *logLines) count(substr string) int { return strings.Count(l.String(), substr) }

@@ -120,7 +120,7 @@ func TestRedisOutageUnderLoad(t *testing.T) {
 		t.Errorf("a request took %s during the outage, above %s", worst, bound)
 	}
 	if n, m := w.log.count("redis is unreachable"), w.log.count("redis answers again"); n != 2 || m != 2 {
-		t.Errorf("logged %d outages and %d recoveries, want 2 of each:\n%s", n, m, w.log.b.String())
+		t.Errorf("logged %d outages and %d recoveries, want 2 of each:\n%s", n, m, w.log.String())
 	}
 }
 

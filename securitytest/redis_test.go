@@ -180,7 +180,7 @@ func TestRedisDownAtStart(t *testing.T) {
 	}
 	w.limited(w.tightKey(2), 2) // in Redis now
 	if n, m := w.log.count("redis is unreachable"), w.log.count("redis answers again"); n != 1 || m != 1 {
-		t.Errorf("logged %d outages and %d recoveries, want one each:\n%s", n, m, w.log.b.String())
+		t.Errorf("logged %d outages and %d recoveries, want one each:\n%s", n, m, w.log.String())
 	}
 }
 
@@ -210,6 +210,6 @@ func TestRedisDownAtRuntime(t *testing.T) {
 	w.waitReadiness(ready)
 	w.limited(w.tightKey(3), 3)
 	if n, m := w.log.count("redis is unreachable"), w.log.count("redis answers again"); n != 1 || m != 1 {
-		t.Errorf("logged %d outages and %d recoveries, want one each:\n%s", n, m, w.log.b.String())
+		t.Errorf("logged %d outages and %d recoveries, want one each:\n%s", n, m, w.log.String())
 	}
 }

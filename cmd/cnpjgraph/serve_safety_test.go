@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/config"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 )
 
 // TestPlaygroundKeyOnLoopbackOnly: the open playground page embeds a key
@@ -50,24 +50,6 @@ func freePort(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// syncBuffer is a command's stderr, read while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestServeSafely runs `cnpjgraph serve` with Redis unreachable, metrics on
 // their own listener, a playground key on loopback, and passwords in every
 // URL: it starts and serves, readyz says degraded, /metrics answers only on
@@ -89,7 +71,7 @@ func TestServeSafely(t *testing.T) {
 		"UPSTREAM_URL=http://central:hunter2-upstream@"+nobody,
 		"PLAYGROUND_API_KEY=cg_playground-key-for-the-test",
 		"SIGNING_KEY=signing-key-for-the-serve-test-0123456789")
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer // read while the command runs
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

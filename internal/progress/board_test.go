@@ -1,33 +1,15 @@
 package progress
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 )
 
-// syncBuffer is a bytes.Buffer the board's ticker and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestLogGetsLinesAndStatusEveryInterval(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	status := "working 10%"
 	b := start(&out, 20*time.Millisecond, func(tty bool) []string {
 		if tty {
@@ -51,7 +33,7 @@ func TestLogGetsLinesAndStatusEveryInterval(t *testing.T) {
 }
 
 func TestTerminalRedrawsBarsUnderTheLines(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	bars := []string{"a [==  ]", "b [=   ]"}
 	b := start(&out, time.Hour, func(tty bool) []string {
 		if !tty {
