@@ -86,7 +86,9 @@ func SaveOverlay(ctx context.Context, e sqlx.ExecerContext, r OverlayRecord) err
 	const query = `INSERT INTO overlay_records (tax_id, portal, updated, body) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (tax_id, portal) DO UPDATE SET updated = EXCLUDED.updated, body = EXCLUDED.body
 		WHERE overlay_records.updated <= EXCLUDED.updated`
-	if _, err := e.ExecContext(ctx, query, r.TaxID, r.Portal, r.Updated, []byte(r.Body)); err != nil {
+	// The body as text: a []byte would travel in binary format (db.Open),
+	// which jsonb reads only with a version byte.
+	if _, err := e.ExecContext(ctx, query, r.TaxID, r.Portal, r.Updated, string(r.Body)); err != nil {
 		return fmt.Errorf("save overlay: %w", err)
 	}
 	return nil

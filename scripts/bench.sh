@@ -89,9 +89,10 @@ run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   bad=$(echo "$out" | sed -n 's/^non2xx_or_errors=//p')
   total=$(echo "$out" | awk '/requests in/ {print $1}')
   # A run ends by closing its connections: the requests in flight then end
-  # 504, and wrk may read one. More than one in a thousand fails the run.
-  if [ "${bad:-0}" -gt $(( ${total:-0} / 1000 )) ]; then echo "$name: $bad failed requests"; echo "$out"; exit 1; fi
-  [ "${bad:-0}" = 0 ] || echo "  ($name: $bad of $total requests failed, within one in a thousand)"
+  # 504, and wrk may read them, one per connection at most. More than that
+  # and one in a thousand fails the run.
+  if [ "${bad:-0}" -gt $(( ${total:-0} / 1000 + c )) ]; then echo "$name: $bad failed requests"; echo "$out"; exit 1; fi
+  [ "${bad:-0}" = 0 ] || echo "  ($name: $bad of $total requests failed, within one in a thousand and one per connection)"
   record "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
     "$(echo "$out" | awk '$1 == "50%" {print $2}' | ms)" "$(echo "$out" | awk '$1 == "99%" {print $2}' | ms)" \
     "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)"
