@@ -20,6 +20,19 @@ func TestMigrateTwice(t *testing.T) {
 	}
 }
 
+// TestSearchTokensUnlogged: page tokens skip the WAL (migration 00004), so
+// minting one per page does not wait for a flush.
+func TestSearchTokensUnlogged(t *testing.T) {
+	d, _ := dbtest.New(t)
+	var persistence string
+	if err := d.Get(&persistence, "SELECT relpersistence FROM pg_class WHERE oid = 'search_tokens'::regclass"); err != nil {
+		t.Fatal(err)
+	}
+	if persistence != "u" {
+		t.Fatalf("search_tokens relpersistence = %q, want u (unlogged)", persistence)
+	}
+}
+
 func TestSnapshotDDL(t *testing.T) {
 	d, _ := dbtest.New(t)
 	for _, q := range []string{"CREATE SCHEMA s; SET search_path TO s", db.SnapshotTables, db.SnapshotIndexes} {
