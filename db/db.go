@@ -49,16 +49,27 @@ func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
 // one difference it makes: a []byte argument travels in binary format, so
 // it must not be meant for a jsonb column (pass a string there).
 func withBinaryParameters(dsn string) string {
+	return WithDefaultParams(dsn, "binary_parameters", "yes")
+}
+
+// WithDefaultParams adds connection parameters (name, value pairs) to a
+// DSN, URL or key=value form, each unless the DSN already names it: the
+// operator's DATABASE_URL wins.
+func WithDefaultParams(dsn string, pairs ...string) string {
 	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		if strings.Contains(dsn, "binary_parameters") {
-			return dsn
+	if err != nil || u.Scheme == "" { // key=value form
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if !strings.Contains(dsn, pairs[i]+"=") {
+				dsn = strings.TrimSpace(dsn + " " + pairs[i] + "=" + pairs[i+1])
+			}
 		}
-		return strings.TrimSpace(dsn + " binary_parameters=yes")
+		return dsn
 	}
 	q := u.Query()
-	if q.Get("binary_parameters") == "" {
-		q.Set("binary_parameters", "yes")
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if q.Get(pairs[i]) == "" {
+			q.Set(pairs[i], pairs[i+1])
+		}
 	}
 	u.RawQuery = q.Encode()
 	return u.String()

@@ -8,11 +8,12 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/lib/pq"
 )
 
 // TestSessionSettings opens the serving pool's connection as serve does
 // and reads the settings back from PostgreSQL: the defaults apply, and a
-// setting the operator put in DATABASE_URL wins.
+// setting the operator put in DATABASE_URL wins; URL and key=value forms.
 func TestSessionSettings(t *testing.T) {
 	url := dbtest.NewURL(t)
 	show := func(dsn string) map[string]string {
@@ -35,6 +36,13 @@ func TestSessionSettings(t *testing.T) {
 	want := map[string]string{"statement_timeout": "11s", "plan_cache_mode": "force_generic_plan", "synchronous_commit": "off"}
 	if got := show(withSessionSettings(url, 11*time.Second)); !maps.Equal(got, want) {
 		t.Errorf("defaults: %v, want %v", got, want)
+	}
+	kv, err := pq.ParseURL(url) // the key=value form of the same DSN
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := show(withSessionSettings(kv, 11*time.Second)); !maps.Equal(got, want) {
+		t.Errorf("defaults, key=value DSN: %v, want %v", got, want)
 	}
 	want = map[string]string{"statement_timeout": "2s", "plan_cache_mode": "auto", "synchronous_commit": "local"}
 	given := url + "&statement_timeout=2000&plan_cache_mode=auto&synchronous_commit=local"
