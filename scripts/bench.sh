@@ -66,23 +66,34 @@ start() { # start BINARY ADDR LOG [ENV=VALUE...]
   # (and pgbench) would otherwise find max_connections taken.
   env ADDR="$addr" DB_CONN_MAX_IDLE_TIME=1s "$@" "$b" serve >"$work/$log" 2>&1 &
   pids+=($!)
+  LOGS[$addr]=$work/$log
   for _ in $(seq 1 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server $addr did not become ready"; tail "$work/$log"; exit 1
 }
 metric() { curl -fs "http://$1/metrics" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $2} END {printf "%d", s}'; }
 
-declare -A RPS P50 P99 TRIPS
+declare -A RPS P50 P99 TRIPS SP99 LOGS
 names=()
-record() { # record NAME RPS P50 P99 TRIPS
+record() { # record NAME RPS P50 P99 TRIPS [SERVER_P99]
   [[ " ${names[*]} " == *" $1 "* ]] || names+=("$1")
-  RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "
+  RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "; SP99[$1]+="${6:--} "
+}
+# server_p99 LOG FROM_LINE: the p99 of the handler's own durations (the
+# access log's duration_ms) of the API requests logged after FROM_LINE.
+# wrk's p99 also holds the time a request waits for a core outside the
+# handler, on a machine where wrk, the server and PostgreSQL share 2 cores.
+server_p99() {
+  tail -n +"$(( $2 + 1 ))" "$1" | grep '"msg":"request"' | grep -v '"route":"/\(healthz\|metrics\)"' |
+    sed -n 's/.*"duration_ms":\([0-9.]*\).*/\1/p' | sort -g |
+    awk '{a[NR] = $1} END {if (NR == 0) {print "-"; exit}; i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f\n", a[i]}'
 }
 run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   local name=$1 c=$2 addr=$3 key=$4 ids=$5 fmt=$6 body=${7:-}
-  local q0 r0 q1 r1 out bad total threads=2
+  local q0 r0 q1 r1 l0 out bad total threads=2
   [ "$c" -lt 2 ] && threads=1
   sleep 2 # the previous run's server lets its connections go
   q0=$(metric "$addr" cnpjgraph_sql_round_trips_total); r0=$(metric "$addr" cnpjgraph_http_requests_total)
+  l0=$(wc -l < "${LOGS[$addr]}")
   out=$(IDS_FILE="$ids" PATH_FMT="$fmt" BODY_FMT="$body" API_KEY="$key" \
     wrk -t"$threads" -c"$c" -d"${secs}s" --latency -s scripts/bench/lookup.lua "http://$addr" 2>&1)
   q1=$(metric "$addr" cnpjgraph_sql_round_trips_total); r1=$(metric "$addr" cnpjgraph_http_requests_total)
@@ -95,7 +106,7 @@ run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   [ "${bad:-0}" = 0 ] || echo "  ($name: $bad of $total requests failed, within one in a thousand and one per connection)"
   record "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
     "$(echo "$out" | awk '$1 == "50%" {print $2}' | ms)" "$(echo "$out" | awk '$1 == "99%" {print $2}' | ms)" \
-    "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)"
+    "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)" "$(server_p99 "${LOGS[$addr]}" "$l0")"
   printf '  run %-44s %s req/s\n' "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
 }
 ceiling() { # ceiling NAME CLIENTS: pgbench, the same duration
@@ -110,8 +121,9 @@ ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
 }
 median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 report() {
-  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms   SQL round trips/request %s\n' "$1" \
-    "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)"
+  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %s\n' "$1" \
+    "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" \
+    "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)"
 }
 ratio() { echo "scale=1; 100 * $(echo "${RPS[$1]}" | median) / $(echo "${RPS[$2]}" | median)" | bc; }
 

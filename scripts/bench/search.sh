@@ -5,7 +5,8 @@
 # optant, founded range + size, a partner's name, an e-mail domain, a CEP
 # range), wrk picking one of the set's URLs at random per request at 8
 # connections: first pages, then pages 51 reached by following next 50
-# times. Prints req/s, p50 and p99 per search and the deep/first ratio.
+# times. Prints req/s, p50 and p99 per search (and the server's own p99 of
+# the first pages, from its access log) and the deep/first ratio.
 
 sq() { psqlq -c "$1" > "$2"; }
 echo "== search: drawing the values of the 8 searches from the import"
@@ -65,11 +66,11 @@ secs=$saved_secs
 
 search_report() {
   echo "== search: medians of $reps runs (8 connections, ${search_secs}s each); bar: p99 <= 50 ms, page 51 within 2x of the first"
-  printf '%-36s %10s %10s %10s   %10s %10s %10s   %s\n' search "first r/s" "p50 ms" "p99 ms" "p51 r/s" "p50 ms" "p99 ms" "p99 p51/first"
+  printf '%-36s %10s %10s %10s %10s   %10s %10s %10s   %s\n' search "first r/s" "p50 ms" "p99 ms" "server p99" "p51 r/s" "p50 ms" "p99 ms" "p99 p51/first"
   for n in 1 2 3 4 5 6 7 8; do
     local f="search $n first page" d="search $n page 51"
-    printf '%-36s %10.0f %10s %10s   %10s %10s %10s   %s\n' "${search_names[$n]}" \
-      "$(echo "${RPS[$f]}" | median)" "$(echo "${P50[$f]}" | median)" "$(echo "${P99[$f]}" | median)" \
+    printf '%-36s %10.0f %10s %10s %10s   %10s %10s %10s   %s\n' "${search_names[$n]}" \
+      "$(echo "${RPS[$f]}" | median)" "$(echo "${P50[$f]}" | median)" "$(echo "${P99[$f]}" | median)" "$(echo "${SP99[$f]}" | median)" \
       "$(echo "${RPS[$d]:-}" | median)" "$(echo "${P50[$d]:-}" | median)" "$(echo "${P99[$d]:-}" | median)" \
       "$( [ -n "${RPS[$d]:-}" ] && echo "scale=2; $(echo "${P99[$d]}" | median) / $(echo "${P99[$f]}" | median)" | bc)"
   done
