@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -86,4 +87,47 @@ func serverDB(t *testing.T) *sqlx.DB {
 	}
 	t.Cleanup(func() { _ = d.Close() })
 	return d
+}
+
+// TestCountOfBranches: the count of a search of several branches is the
+// number of distinct keys; past the limit it says the limit plus one, and a
+// branch past the limit ends the count: the branches after it are never
+// read (here one that would divide by zero).
+func TestCountOfBranches(t *testing.T) {
+	d := serverDB(t)
+	ctx := context.Background()
+	// Conditions PostgreSQL expects to keep 0.5 % of the rows: the
+	// estimate stays under the limit, and the count runs.
+	series := func(from, to int, cond string) branch {
+		return branch{from: fmt.Sprintf("generate_series(%d, %d) g", from, to), cond: cond}
+	}
+	const kept = "g % 1 = 0"
+	never := series(1, 5, "g / (g - g) = 1") // fails when read
+	for _, c := range []struct {
+		name     string
+		branches []branch
+		want     int64
+		exact    bool
+	}{
+		{"overlapping, under the limit", []branch{series(1, 10, kept), series(5, 15, kept)}, 15, true},
+		{"each under, together past the limit", []branch{series(1, 15, kept), series(11, 25, kept)}, 21, false},
+		{"the second past the limit", []branch{series(1, 3, kept), series(1, 30, kept)}, 21, false},
+		{"the first past the limit, the rest unread", []branch{series(1, 30, kept), never}, 21, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tx, err := d.BeginTxx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			sh := shape{key: "g::text", branches: c.branches}
+			n, exact, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != c.want || exact != c.exact {
+				t.Fatalf("count %d exact %v, want %d exact %v", n, exact, c.want, c.exact)
+			}
+		})
+	}
 }
