@@ -44,7 +44,8 @@ func withSessionSettings(dsn string, statementTimeout time.Duration) string {
 		// The pool's writes (credit debits, the usage ledger, cached
 		// online records, search tokens) need not wait for the WAL flush:
 		// a PostgreSQL crash loses at most the last fraction of a second
-		// of them, and lookups went 16-21 % faster (docs/api.md).
+		// of them, and priced requests no longer queue on their account's
+		// row behind each other's flush (docs/api.md).
 		"synchronous_commit", "off",
 	)...)
 }
