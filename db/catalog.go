@@ -23,9 +23,10 @@ type Codes struct {
 	roles          map[string]string
 	countries      map[string]countryCode
 	municipalities map[string]municipalityCode
-	// wordTables: the snapshot has company_words and alias_words (imported
-	// with --word-tables); name searches read them.
-	wordTables bool
+	// wordTables, personWords: the snapshot has office_words and
+	// person_words (imported with --word-tables); name searches of one
+	// value read them.
+	wordTables, personWords bool
 }
 
 type countryCode struct {
@@ -135,7 +136,10 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	codes := &Codes{Snapshot: live}
 	// A snapshot imported without the word tables (or before they existed)
 	// is searched through its GIN indexes alone.
-	if codes.wordTables, err = HasWordTables(ctx, tx); err != nil {
+	if codes.wordTables, err = hasLiveTable(ctx, tx, "office_words"); err != nil {
+		return nil, err
+	}
+	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
 		return nil, err
 	}
 	for _, t := range []struct {
@@ -271,13 +275,24 @@ func countryKey(code string) string {
 	return k
 }
 
-// HasWordTables reports whether the live snapshot has the word tables of
-// name search (company_words, alias_words: import --word-tables).
+// HasWordTables reports whether the live snapshot has a word table of name
+// search (import --word-tables): office_words, or the company_words of a
+// snapshot imported before office_words existed (the next import, which
+// does as the live snapshot, builds office_words in its place).
 func HasWordTables(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
-	const query = `SELECT to_regclass('` + LiveSchema + `.company_words') IS NOT NULL AND to_regclass('` + LiveSchema + `.alias_words') IS NOT NULL`
+	for _, table := range []string{"office_words", "company_words"} {
+		if ok, err := hasLiveTable(ctx, q, table); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// hasLiveTable reports whether the live snapshot has the table.
+func hasLiveTable(ctx context.Context, q sqlx.QueryerContext, table string) (bool, error) {
 	var ok bool
-	if err := q.QueryRowxContext(ctx, query).Scan(&ok); err != nil {
-		return false, fmt.Errorf("check the word tables: %w", err)
+	if err := q.QueryRowxContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, LiveSchema+"."+table).Scan(&ok); err != nil {
+		return false, fmt.Errorf("check the table %s: %w", table, err)
 	}
 	return ok, nil
 }

@@ -73,13 +73,15 @@ type FilterSpec struct {
 
 // where collects a search's conditions and their arguments.
 type where struct {
-	conds   []string
-	args    []any
-	codes   *Codes
-	catalog *Catalog
-	company bool       // conditions read c (companies)
-	simples bool       // conditions read s (simples)
-	names   [][]string // names.in: the company name or the alias holds one of these word lists
+	conds      []string
+	args       []any
+	codes      *Codes
+	catalog    *Catalog
+	company    bool       // conditions read c (companies)
+	simples    bool       // conditions read s (simples)
+	names      [][]string // names.in: the company name or the alias holds one of these word lists
+	state      string     // the address.state condition, as in conds
+	personName []string   // a person search's name.in of one value, read through person_words
 }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
@@ -291,7 +293,8 @@ var OfficeFilters = []FilterSpec{
 	containsSpec("address.details", "o.details"),
 	containsSpec("address.district", "o.district"),
 	{Field: "address.state", Type: Enum, Ops: []string{OpIn}, Allowed: append(slices.Clone(states), "EX"), cond: func(w *where, f Filter) string {
-		return anyOf(w, "o.state", f.Op, f.Texts)
+		w.state = anyOf(w, "o.state", f.Op, f.Texts)
+		return w.state
 	}},
 	{Field: "address.zip", Type: Zip, Ops: []string{OpIn, OpGte, OpLte}, cond: func(w *where, f Filter) string {
 		if f.Op == OpIn {
@@ -387,6 +390,10 @@ var PersonFilters = []FilterSpec{
 		return anyOf(w, "p.type", f.Op, f.Texts)
 	}},
 	{Field: "name", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		if f.Op == OpIn && len(f.Words) == 1 && w.codes.personWords {
+			w.personName = f.Words[0] // the shape reads it (SearchPersons)
+			return ""
+		}
 		return wordsOf(w, "p.name_words", f.Op, f.Words)
 	}},
 	{Field: "taxId", Type: PersonTaxID, Ops: []string{OpIn}, cond: func(w *where, f Filter) string {
@@ -535,7 +542,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			return sh
 		}
 		if len(w.names) == 1 && w.codes.wordTables {
-			sh.branches = wordBranches(w, w.names[0], fromOffices, after)
+			sh.branches = []branch{officeWords(w, w.names[0], fromOffices, after)}
 			return sh
 		}
 		// names.in: the company's name (its index, or a walk of the
@@ -563,47 +570,86 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 	})
 }
 
-// wordBranches are names.in of one value through the word tables: the
-// offices of the companies whose name holds every word, and the offices
-// whose alias does. Each table's b-tree gives a word's rows in key order,
-// so a page reads its first matches by index alone, and a state's offices
-// (offices_state, also in key order) merge with them; the GIN indexes
-// instead give every match, to be read and sorted (a word with a state
-// took 10 to 70 ms that way). A value's further words join on the key.
-func wordBranches(w *where, words []string, fromOffices func(offices string, company bool) string, after func(bool) func(string) string) []branch {
-	postings := func(table, alias, on string) (from, cond string) {
-		from = LiveSchema + "." + table + " " + alias + "0"
-		for i, word := range words[1:] {
-			a := alias + strconv.Itoa(i+1)
-			from += " JOIN " + LiveSchema + "." + table + " " + a + " ON " + strings.ReplaceAll(on, "%", a) +
-				" AND " + a + ".word = " + w.arg(word)
+// officeWords is names.in of one value through office_words (see the
+// importer): the offices whose company name or alias holds the value's
+// first word, in key order from its index, the state filtered there too.
+// The value's further words join on the key, and, as they must all be in
+// one name, are checked again on the alias or the company's name. The
+// offices are joined only when a filter or that check reads them: a word
+// with a state then counts by index alone.
+func officeWords(w *where, words []string, fromOffices func(offices string, company bool) string, after func(bool) func(string) string) branch {
+	others := slices.DeleteFunc(slices.Clone(w.conds), func(c string) bool { return c == w.state })
+	if len(others) == 0 && len(words) == 1 && !w.company && !w.simples {
+		// office_words has tax_id and state: it stands for the offices.
+		return branch{
+			from:  LiveSchema + ".office_words o",
+			cond:  "o.word = " + w.arg(words[0]),
+			order: "o.tax_id",
+			after: func(a string) string { return "o.tax_id > " + a },
 		}
-		return from, alias + "0.word = " + w.arg(words[0])
 	}
-	names, nameCond := postings("company_words", "cw", "%.root = cw0.root")
-	aliases, aliasCond := postings("alias_words", "aw", "%.root = aw0.root AND %.tax_id = aw0.tax_id")
-	// The join on the key makes the offices' order the word table's
-	// (o.root is cw0.root), and the keyset starts the word table's read.
-	keyset := func(company bool, bound string) func(string) string {
-		return func(a string) string { return after(company)(a) + " AND " + bound + " >= left(" + a + ", 8)" }
+	from := LiveSchema + ".office_words ow0"
+	cond := "ow0.word = " + w.arg(words[0])
+	for i, word := range words[1:] {
+		a := "ow" + strconv.Itoa(i+1)
+		from += " JOIN " + LiveSchema + ".office_words " + a + " ON " + a + ".tax_id = ow0.tax_id AND " + a + ".word = " + w.arg(word)
 	}
-	offices := LiveSchema + ".offices o ON "
-	return []branch{
-		{from: names + " JOIN " + fromOffices(offices+"o.root = cw0.root", w.company),
-			cond: nameCond, after: keyset(w.company, "cw0.root")},
-		{from: aliases + " JOIN " + fromOffices(offices+"o.root = aw0.root AND o.tax_id = aw0.tax_id", w.company),
-			cond: aliasCond, after: keyset(w.company, "aw0.root")},
+	from += " JOIN " + fromOffices(LiveSchema+".offices o ON o.tax_id = ow0.tax_id", w.company)
+	if len(words) > 1 {
+		one := [][]string{words}
+		cond += " AND (" + wordsOf(w, "o.alias_words", OpIn, one) + " OR EXISTS (SELECT 1 FROM " + LiveSchema +
+			".companies c2 WHERE c2.root = o.root AND " + wordsOf(w, "c2.name_words", OpIn, one) + "))"
+	}
+	if w.state != "" {
+		// Read from the index, not the offices: left on o.state, PostgreSQL
+		// hashed every office of the state to meet 451 matches.
+		w.conds = others
+		cond += " AND " + strings.Replace(w.state, "o.state", "ow0.state", 1)
+	}
+	return branch{
+		from:  from,
+		cond:  cond,
+		order: "ow0.tax_id",
+		after: func(a string) string { return after(w.company)(a) + " AND ow0.tax_id > " + a },
 	}
 }
 
 // SearchPersons runs a person search on the live snapshot.
 func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error) {
-	return s.search(ctx, q, PersonFilters, func(*where) shape {
+	return s.search(ctx, q, PersonFilters, func(w *where) shape {
+		if w.personName != nil {
+			return shape{key: "p.id", order: "p.id", branches: []branch{personWords(w, w.personName)}}
+		}
 		return shape{key: "p.id", order: "p.id", branches: []branch{{
 			from:  LiveSchema + ".persons p",
 			after: func(a string) string { return "p.id > " + a },
 		}}}
 	})
+}
+
+// personWords is name.in of one value through person_words (see the
+// importer): the persons whose name holds the value's first word, in id
+// order from its index, the further words joined on the id (a person has
+// one name). The persons are joined only when another filter reads them.
+func personWords(w *where, words []string) branch {
+	p := "p"
+	if len(w.conds) > 0 {
+		p = "pw0"
+	}
+	from := LiveSchema + ".person_words " + p
+	for i, word := range words[1:] {
+		a := "pw" + strconv.Itoa(i+1)
+		from += " JOIN " + LiveSchema + ".person_words " + a + " ON " + a + ".id = " + p + ".id AND " + a + ".word = " + w.arg(word)
+	}
+	if p != "p" {
+		from += " JOIN " + LiveSchema + ".persons p ON p.id = pw0.id"
+	}
+	return branch{
+		from:  from,
+		cond:  p + ".word = " + w.arg(words[0]),
+		order: p + ".id",
+		after: func(a string) string { return p + ".id > " + a },
+	}
 }
 
 // searchSettings are the search statements' planner settings: plans made
@@ -645,60 +691,24 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		return SearchPage{}, fmt.Errorf("search: %w", err)
 	}
 	var p SearchPage
+	// The keys are read only on the snapshot the search belongs to (live:
+	// that condition), so a swap between the catalog's check and the
+	// statement that reads them is seen: an empty page on another snapshot.
+	live := func() string { return w.arg(q.Snapshot) + " = (SELECT id FROM snapshots WHERE state = 'live')" }
+	var keys pq.StringArray
 	if q.After == "" {
-		if p.Count, p.Exact, err = count(ctx, tx, q, sh, w); err != nil {
+		// An exact count has read every match: it gives the first page too.
+		if p.Count, p.Exact, keys, err = count(ctx, tx, q, sh, w, q.Limit+1, live); err != nil {
 			return SearchPage{}, errOr(ctx, err)
 		}
 		w.args = w.args[:common]
 	} else {
 		p.Count, p.Exact = q.Count, q.Exact
 	}
-	// A search known to be small is collected: read whole through the
-	// indexes of its filters and sorted. Left to choose, PostgreSQL may
-	// walk the offices in key order, expecting matches spread evenly,
-	// and read half of them when the matches sit together (887 offices
-	// of an e-mail domain, estimated right, read 512,749: 450 ms).
-	collect := p.Exact && p.Count <= int64(q.CollectBelow)
-
-	// The page: each branch's first keys in order, united. It answers only
-	// on the snapshot the search belongs to: a swap between the catalog's
-	// check and this statement is seen here.
-	snap := w.arg(q.Snapshot) + " = (SELECT id FROM snapshots WHERE state = 'live')"
-	var after string
-	if q.After != "" {
-		after = w.arg(q.After)
-	}
-	limit := w.arg(q.Limit + 1)
-	parts := make([]string, len(sh.branches))
-	var with []string
-	for i, b := range sh.branches {
-		keyset := ""
-		if after != "" {
-			keyset = b.after(after)
+	if keys == nil {
+		if keys, err = page(ctx, tx, q, sh, w, p, live()); err != nil {
+			return SearchPage{}, err
 		}
-		if collect {
-			b.order = sh.key + " || ''"
-		} else if b.walk != nil {
-			var cte string
-			cte, parts[i] = walkThenCollect(w, b, sh.key, snap, after, limit, i)
-			with = append(with, cte)
-			continue
-		}
-		order := cmp.Or(b.order, sh.order)
-		parts[i] = "(" + w.sel(b, sh.key+" AS k", snap, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
-	}
-	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
-	if len(parts) > 1 {
-		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
-			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
-	}
-	if len(with) > 0 {
-		page = "WITH " + strings.Join(with, ", ") + " " + page
-	}
-
-	var keys pq.StringArray
-	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys); err != nil {
-		return SearchPage{}, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	if len(keys) == 0 {
 		live, err := LiveSnapshot(ctx, tx)
@@ -721,6 +731,54 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		p.Count = max(p.Count, int64(len(keys)))
 	}
 	return p, errOr(ctx, tx.Commit())
+}
+
+// page reads the keys of a page (at most q.Limit+1, the one more saying
+// there is a next page) after q.After: each branch's first keys in order,
+// united. live is the condition that the search's snapshot is live.
+func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
+	// A search known to be small is collected: read whole through the
+	// indexes of its filters and sorted. Left to choose, PostgreSQL may
+	// walk the offices in key order, expecting matches spread evenly,
+	// and read half of them when the matches sit together (887 offices
+	// of an e-mail domain, estimated right, read 512,749: 450 ms).
+	collect := p.Exact && p.Count <= int64(q.CollectBelow)
+	var after string
+	if q.After != "" {
+		after = w.arg(q.After)
+	}
+	limit := w.arg(q.Limit + 1)
+	parts := make([]string, len(sh.branches))
+	var with []string
+	for i, b := range sh.branches {
+		keyset := ""
+		if after != "" {
+			keyset = b.after(after)
+		}
+		if collect {
+			b.order = sh.key + " || ''"
+		} else if b.walk != nil {
+			var cte string
+			cte, parts[i] = walkThenCollect(w, b, sh.key, live, after, limit, i)
+			with = append(with, cte)
+			continue
+		}
+		order := cmp.Or(b.order, sh.order)
+		parts[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
+	}
+	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
+	if len(parts) > 1 {
+		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
+			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
+	}
+	if len(with) > 0 {
+		page = "WITH " + strings.Join(with, ", ") + " " + page
+	}
+	var keys pq.StringArray
+	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys); err != nil {
+		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
+	}
+	return keys, nil
 }
 
 // walkThenCollect is a walk branch's page, as common table expressions
@@ -768,14 +826,18 @@ func errOr(ctx context.Context, err error) error {
 // where a page reads a few, so an exact count of a large search would
 // cost many times its page. search then raises an estimate to what the
 // page proves, and a first page that holds every match counts itself.
-func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where) (int64, bool, error) {
+//
+// An exact count has read every match, so it also gives the first page:
+// keys, the first pageLimit keys in order (non-nil only when exact), read
+// where live (a condition it adds; nil for none) holds.
+func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
 	parts := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
 		parts[i] = w.sel(b, sh.key)
 	}
 	var plan []byte
 	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+strings.Join(parts, " UNION "), w.args...).Scan(&plan); err != nil {
-		return 0, false, fmt.Errorf("search estimate: %w", err)
+		return 0, false, nil, fmt.Errorf("search estimate: %w", err)
 	}
 	var explained []struct {
 		Plan struct {
@@ -783,50 +845,63 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where) (int6
 		}
 	}
 	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) == 0 {
-		return 0, false, fmt.Errorf("search estimate: unexpected plan %q", plan)
+		return 0, false, nil, fmt.Errorf("search estimate: unexpected plan %q", plan)
 	}
 	estimate := int64(explained[0].Plan.Rows)
 	if estimate > int64(q.CountLimit) {
-		return estimate, false, nil
+		return estimate, false, nil, nil
 	}
 
-	countQuery := boundedCount(w, sh, q.CountLimit)
+	var extra []string
+	if live != nil {
+		extra = append(extra, live())
+	}
+	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
 	budget := max(q.CountBudget.Milliseconds(), 1)
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
-		return 0, false, fmt.Errorf("search count: %w", err)
+		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
-	var n int64
-	err := tx.QueryRowContext(ctx, countQuery, w.args...).Scan(&n)
+	err = tx.QueryRowContext(ctx, countQuery, w.args...).Scan(&n, &keys)
 	var pqErr *pq.Error
 	stopped := errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil // the budget ran out
 	if err != nil && !stopped {
-		return 0, false, fmt.Errorf("search count: %w", err)
+		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
 	// Back to before the savepoint, in every case: the budget's timeout
 	// would otherwise stop the page after it.
 	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
-		return 0, false, fmt.Errorf("search count: %w", err)
+		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
 	switch {
 	case stopped:
-		return estimate, false, nil
+		return estimate, false, nil, nil
 	case n > int64(q.CountLimit): // at least one past the limit
-		return max(estimate, int64(q.CountLimit)+1), false, nil
+		return max(estimate, int64(q.CountLimit)+1), false, nil, nil
 	}
-	return n, true, nil
+	if keys == nil {
+		keys = pq.StringArray{}
+	}
+	return n, true, keys, nil
 }
 
-// boundedCount is the count statement: the distinct keys of the branches,
-// at most limit+1 of them. Each branch's keys (at most limit+1) are a
-// common table expression, counted on its own first: a branch past the
-// limit answers limit+1 and the branches after it are never read
-// (PostgreSQL evaluates a CASE's subqueries, and so the expressions they
-// read, only when reached). A name word of 828 companies and 1,001+
-// aliases: 9.6 ms for the union of both, 3.9 ms stopping after the first.
-func boundedCount(w *where, sh shape, limit int) string {
+// boundedCount is the count statement: the number of distinct keys of the
+// branches, at most limit+1 of them, and, when that is at most limit, the
+// first pageLimit keys in order (otherwise they are not the first).
+// Each branch's keys (at most limit+1) are a common table expression,
+// counted on its own first: a branch past the limit answers limit+1 and
+// the branches after it are never read (PostgreSQL evaluates a CASE's
+// subqueries, and so the expressions they read, only when reached). A name
+// word of 828 companies and 1,001+ aliases: 9.6 ms for the union of both,
+// 3.9 ms stopping after the first.
+func boundedCount(w *where, sh shape, limit, pageLimit int, extra ...string) string {
 	bound := w.arg(limit + 1)
+	first := w.arg(pageLimit)
+	keys := func(from string) string {
+		return "(SELECT array_agg(k ORDER BY k) FROM (SELECT k FROM " + from + " ORDER BY k LIMIT " + first + ") p)"
+	}
 	if len(sh.branches) == 1 {
-		return "SELECT count(*) FROM (" + w.sel(sh.branches[0], sh.key) + " LIMIT " + bound + ") c"
+		return "WITH u AS MATERIALIZED (" + w.sel(sh.branches[0], sh.key+" AS k", extra...) + " LIMIT " + bound + ") " +
+			"SELECT (SELECT count(*) FROM u), " + keys("u")
 	}
 	with := make([]string, len(sh.branches))
 	past := make([]string, len(sh.branches))
@@ -834,12 +909,16 @@ func boundedCount(w *where, sh shape, limit int) string {
 	over, stop := strconv.Itoa(limit), strconv.Itoa(limit+1)
 	for i, b := range sh.branches {
 		name := "c" + strconv.Itoa(i)
-		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k") + " LIMIT " + bound + ")"
-		past[i] = "WHEN (SELECT count(*) FROM " + name + ") > " + over + " THEN " + stop
+		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", extra...) + " LIMIT " + bound + ")"
+		past[i] = "WHEN (SELECT count(*) FROM " + name + ") > " + over + " THEN "
 		union[i] = "SELECT k FROM " + name
 	}
-	return "WITH " + strings.Join(with, ", ") + " SELECT CASE " + strings.Join(past, " ") +
-		" ELSE (SELECT count(*) FROM (" + strings.Join(union, " UNION ") + ") u) END"
+	// u is read only in the ELSE: after every branch was found within the
+	// limit.
+	with = append(with, "u AS MATERIALIZED ("+strings.Join(union, " UNION ")+")")
+	return "WITH " + strings.Join(with, ", ") +
+		" SELECT CASE " + strings.Join(past, stop+" ") + stop + " ELSE (SELECT count(*) FROM u) END," +
+		" CASE " + strings.Join(past, "NULL ") + "NULL ELSE " + keys("u") + " END"
 }
 
 // SearchToken is a page token: the page after key After of the search

@@ -36,12 +36,17 @@ func TestCountBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = tx.Rollback() }()
-			n, exact, err := count(ctx, tx, c.q, sh, &where{})
+			n, exact, keys, err := count(ctx, tx, c.q, sh, &where{}, 3, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if exact != c.exact || (!c.atLeast && n != c.count) || (c.atLeast && n < c.count) {
 				t.Fatalf("count %d exact %v, want %d (at least: %v) exact %v", n, exact, c.count, c.atLeast, c.exact)
+			}
+			// An exact count gives the first page's keys (in text order);
+			// any other gives none.
+			if want := map[bool]string{true: "[1 10 11]", false: "[]"}[exact]; fmt.Sprint(keys) != want || (keys == nil) == exact {
+				t.Fatalf("keys %v (nil: %v), want %s", keys, keys == nil, want)
 			}
 			// The transaction goes on after the count, without its
 			// budget: the page comes after it.
@@ -65,12 +70,12 @@ func TestCountPastTheLimit(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback() }()
 	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 40) g", cond: "g % 1 = 0"}}}
-	n, exact, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{})
+	n, exact, keys, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{}, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 21 || exact {
-		t.Fatalf("count %d exact %v, want 21 (the limit plus one), not exact", n, exact)
+	if n != 21 || exact || keys != nil {
+		t.Fatalf("count %d exact %v keys %v, want 21 (the limit plus one), not exact, no keys", n, exact, keys)
 	}
 }
 
@@ -108,11 +113,13 @@ func TestCountOfBranches(t *testing.T) {
 		branches []branch
 		want     int64
 		exact    bool
+		keys     string // the first page's, from an exact count
 	}{
-		{"overlapping, under the limit", []branch{series(1, 10, kept), series(5, 15, kept)}, 15, true},
-		{"each under, together past the limit", []branch{series(1, 15, kept), series(11, 25, kept)}, 21, false},
-		{"the second past the limit", []branch{series(1, 3, kept), series(1, 30, kept)}, 21, false},
-		{"the first past the limit, the rest unread", []branch{series(1, 30, kept), never}, 21, false},
+		{"overlapping, under the limit", []branch{series(1, 10, kept), series(5, 15, kept)}, 15, true, "[1 10 11]"},
+		{"the first page from the second", []branch{series(2, 9, kept), series(10, 12, kept)}, 11, true, "[10 11 12]"},
+		{"each under, together past the limit", []branch{series(1, 15, kept), series(11, 25, kept)}, 21, false, "[]"},
+		{"the second past the limit", []branch{series(1, 3, kept), series(1, 30, kept)}, 21, false, "[]"},
+		{"the first past the limit, the rest unread", []branch{series(1, 30, kept), never}, 21, false, "[]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tx, err := d.BeginTxx(ctx, nil)
@@ -121,12 +128,12 @@ func TestCountOfBranches(t *testing.T) {
 			}
 			defer func() { _ = tx.Rollback() }()
 			sh := shape{key: "g::text", branches: c.branches}
-			n, exact, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{})
+			n, exact, keys, err := count(ctx, tx, Search{CountLimit: 20, CountBudget: time.Minute}, sh, &where{}, 3, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n != c.want || exact != c.exact {
-				t.Fatalf("count %d exact %v, want %d exact %v", n, exact, c.want, c.exact)
+			if n != c.want || exact != c.exact || fmt.Sprint(keys) != c.keys || (keys == nil) == exact {
+				t.Fatalf("count %d exact %v keys %v, want %d exact %v keys %s", n, exact, keys, c.want, c.exact, c.keys)
 			}
 		})
 	}

@@ -66,40 +66,86 @@ func TestSearch(t *testing.T) {
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, s) })
 	t.Run("CountBounds", func(t *testing.T) { testCountBounds(t, s, w) })
 	t.Run("ReadsTheWordTables", func(t *testing.T) { testReadsTheWordTables(t, s, w) })
-	// Last: it drops the word tables, as a snapshot imported without them
-	// (or before they existed) lacks them; its server then uses the GIN
+	// Last: it drops the word table, as a snapshot imported without it
+	// (or before it existed) lacks it; its server then uses the GIN
 	// indexes alone.
 	t.Run("WithoutWordTables", func(t *testing.T) {
-		s.exec(t, "DROP TABLE cnpj.company_words, cnpj.alias_words")
-		testOfficeFilters(t, serverOver(t, s.db, serverOptions{}), w)
+		s.exec(t, "DROP TABLE cnpj.office_words, cnpj.person_words")
+		without := serverOver(t, s.db, serverOptions{})
+		testOfficeFilters(t, without, w)
+		testPersonFilters(t, without, w)
 	})
 }
 
 // testReadsTheWordTables: a one-value name search answers from the word
-// tables. With one company's row of a word taken out of company_words,
-// its offices are no longer found by their company's name.
+// table, alone, with a state, with another filter and with several words.
+// With the office's row of the word taken out of office_words, it is no
+// longer found by that word.
 func testReadsTheWordTables(t *testing.T, s *server, w world) {
 	var target model.Office
-	var word string
+	var ws []string
 	for _, o := range w.offices {
-		if ws := words.Of(o.Company.Name); len(ws) > 0 && !hasWords(alias(o), ws[0]) {
-			target, word = o, ws[0]
+		if ws = words.Of(o.Company.Name); len(ws) >= 2 && !hasWords(alias(o), ws[0]) {
+			target = o
 			break
 		}
 	}
-	query := "names.in=" + word
-	found := func() bool {
-		got, _ := s.walk(t, "/office", query, "taxId", 1000)
-		return slices.Contains(got, target.TaxID)
+	word := ws[0]
+	for _, query := range []string{
+		"names.in=" + word,
+		"names.in=" + word + "&address.state.in=" + target.Address.State,
+		"names.in=" + word + "&address.state.in=" + target.Address.State + "&status.id.in=" + strconv.Itoa(target.Status.ID),
+		"names.in=" + url.QueryEscape(word+" "+ws[1]),
+	} {
+		found := func() bool {
+			got, _ := s.walk(t, "/office", query, "taxId", 1000)
+			return slices.Contains(got, target.TaxID)
+		}
+		if !found() {
+			t.Fatalf("%s: %s not found", query, target.TaxID)
+		}
+		s.exec(t, "DELETE FROM cnpj.office_words WHERE word = $1 AND tax_id = $2", word, target.TaxID)
+		if found() {
+			t.Errorf("%s: %s found without its row in office_words: the search did not read the word table", query, target.TaxID)
+		}
+		s.exec(t, "INSERT INTO cnpj.office_words VALUES ($1, $2, $3)", word, target.TaxID, target.Address.State)
 	}
-	if !found() {
-		t.Fatalf("%s: %s not found", query, target.TaxID)
+
+	// A person's name word, alone and with another filter, from
+	// person_words.
+	person := w.persons[len(w.persons)/3]
+	pw := words.Of(person.Name)
+	for _, query := range []string{"name.in=" + pw[0], "name.in=" + pw[0] + "&type.in=" + person.Type} {
+		found := func() bool {
+			got, _ := s.walk(t, "/person", query, "id", 1000)
+			return slices.Contains(got, person.ID)
+		}
+		if !found() {
+			t.Fatalf("%s: %s not found", query, person.ID)
+		}
+		s.exec(t, "DELETE FROM cnpj.person_words WHERE word = $1 AND id = $2", pw[0], person.ID)
+		if found() {
+			t.Errorf("%s: %s found without its row in person_words: the search did not read the word table", query, person.ID)
+		}
+		s.exec(t, "INSERT INTO cnpj.person_words VALUES ($1, $2)", pw[0], person.ID)
 	}
-	s.exec(t, "DELETE FROM cnpj.company_words WHERE word = $1 AND root = $2", word, target.TaxID[:8])
-	defer s.exec(t, "INSERT INTO cnpj.company_words VALUES ($1, $2)", word, target.TaxID[:8])
-	if found() {
-		t.Fatalf("%s: %s found without its row in company_words: the search did not read the word table", query, target.TaxID)
+
+	// A value's words must all be in one name: an office with one in its
+	// company's name and the other in its alias only is not found.
+	for _, o := range w.offices {
+		name, as := words.Of(o.Company.Name), words.Of(alias(o))
+		n := slices.IndexFunc(name, func(x string) bool { return !slices.Contains(as, x) })
+		a := slices.IndexFunc(as, func(x string) bool { return !slices.Contains(name, x) })
+		if n < 0 || a < 0 {
+			continue
+		}
+		query := "names.in=" + url.QueryEscape(name[n]+" "+as[a])
+		if got, _ := s.walk(t, "/office", query, "taxId", 1000); slices.Contains(got, o.TaxID) {
+			t.Errorf("%s: %s found, with %q in its company's name and %q in its alias only", query, o.TaxID, name[n], as[a])
+		}
+		return
 	}
+	t.Fatal("the generated dump has no office with a word in its name only and one in its alias only")
 }
 
 // testCountBounds: past SEARCH_COUNT_LIMIT, count is PostgreSQL's
@@ -243,6 +289,10 @@ func officeCases(t *testing.T, w world) []officeCase {
 	nameWords := words.Of(named.Company.Name)
 	aliased := pick("an alias", func(o model.Office) bool { return len(words.Of(alias(o))) >= 2 })
 	aliasWord := words.Of(alias(aliased))[0]
+	otherState := "RJ" // a second state for a search of two
+	if named.Address.State == otherState {
+		otherState = "SP"
+	}
 	special := pick("a special situation", func(o model.Office) bool { return o.Special != nil })
 	reason := pick("a reason", func(o model.Office) bool { return o.Reason != nil && o.Reason.ID != 0 })
 	abroad := pick("an address abroad", func(o model.Office) bool { return o.Address.Country.ID != 76 && o.Address.Country.ID != 0 })
@@ -280,6 +330,14 @@ func officeCases(t *testing.T, w world) []officeCase {
 		{"names.in=" + nameWords[0] + "&address.state.in=SP", func(o model.Office) bool {
 			return sp(o) && (hasWords(o.Company.Name, nameWords[0]) || hasWords(alias(o), nameWords[0]))
 		}},
+		{"names.in=" + aliasWord + "&address.state.in=" + aliased.Address.State, func(o model.Office) bool {
+			return o.Address.State == aliased.Address.State && (hasWords(o.Company.Name, aliasWord) || hasWords(alias(o), aliasWord))
+		}},
+		{"names.in=" + url.QueryEscape(nameWords[1]+" "+nameWords[2]) + "&address.state.in=" + named.Address.State + "," + otherState,
+			func(o model.Office) bool {
+				v := nameWords[1] + " " + nameWords[2]
+				return (o.Address.State == named.Address.State || o.Address.State == otherState) && (hasWords(o.Company.Name, v) || hasWords(alias(o), v))
+			}},
 		{"names.in=" + aliasWord + "&company.simples.optant.eq=true&company.equity.gte=1", func(o model.Office) bool {
 			return o.Company.Simples != nil && o.Company.Simples.Optant && equityAtLeast(o.Company, 1) &&
 				(hasWords(o.Company.Name, aliasWord) || hasWords(alias(o), aliasWord))
@@ -543,6 +601,10 @@ func testPersonFilters(t *testing.T, s *server, w world) {
 			return hasWords(p.Name, nameWords[0]+" "+nameWords[1])
 		}},
 		{"name.in=" + nameWords[1] + "&type.in=NATURAL", func(p model.Person) bool { return p.Type == "NATURAL" && hasWords(p.Name, nameWords[1]) }},
+		{"name.in=" + nameWords[0], func(p model.Person) bool { return hasWords(p.Name, nameWords[0]) }},
+		{"name.in=" + nameWords[0] + "," + nameWords[1], func(p model.Person) bool {
+			return hasWords(p.Name, nameWords[0]) || hasWords(p.Name, nameWords[1])
+		}},
 		{"name.nin=" + nameWords[1] + "&type.in=LEGAL", func(p model.Person) bool { return p.Type == "LEGAL" && !hasWords(p.Name, nameWords[1]) }},
 		{"taxId.in=" + fullCPF, func(p model.Person) bool { return p.TaxID != nil && *p.TaxID == *cpf.TaxID }},
 		{"age.in=21-30,81%2B", func(p model.Person) bool { return p.Age != nil && (*p.Age == "21-30" || *p.Age == "81+") }},

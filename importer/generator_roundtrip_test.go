@@ -80,10 +80,7 @@ func TestGeneratorRoundTrip(t *testing.T) {
 func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
-	dir := t.TempDir()
-	if _, err := generator.Generate(generator.Options{Companies: 600, Out: dir, Seed: 11, Parts: 2}); err != nil {
-		t.Fatal(err)
-	}
+	dir := generated(t, generator.Options{Companies: 600, Seed: 11, Parts: 2})
 	mustImport(t, d, importer.Options{Paths: []string{dir}})
 	var taxIDs []string
 	if err := d.Select(&taxIDs, `SELECT tax_id FROM cnpj.offices ORDER BY tax_id`); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,16 @@ import (
 
 func opts(t testing.TB, paths ...string) importer.Options {
 	return importer.Options{Paths: paths, Municipalities: tabmun(t), Countries: countriesFile(t), DumpMonth: "2026-01"}
+}
+
+// generated writes a generated dump into a new temporary directory.
+func generated(t *testing.T, o generator.Options) string {
+	t.Helper()
+	o.Out = t.TempDir()
+	if _, err := generator.Generate(o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Out
 }
 
 func mustImport(t testing.TB, d *sqlx.DB, o importer.Options) db.Snapshot {
@@ -580,20 +591,19 @@ func TestImportPrunesOlderOverlay(t *testing.T) {
 	}
 }
 
-// TestWordTables: with WordTablesOn the snapshot has the word tables, one
-// row per word of each company name and of each office alias; with
-// WordTablesOff it has none (name searches then use the GIN indexes); by
-// default an import does as the live snapshot, none live meaning off.
+// TestWordTables: with WordTablesOn the snapshot has the word table, one
+// row per office and distinct word of its company's name or its alias,
+// with the office's state; with WordTablesOff it has none (name searches
+// then use the GIN indexes); by default an import does as the live
+// snapshot, none live meaning off, and a snapshot of the word tables before
+// office_words (company_words) counting as on.
 func TestWordTables(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
-	dir := t.TempDir()
-	if _, err := generator.Generate(generator.Options{Companies: 300, Out: dir, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
+	dir := generated(t, generator.Options{Companies: 300, Seed: 5})
 	exists := func() bool {
 		var ok bool
-		if err := d.Get(&ok, `SELECT to_regclass('cnpj.company_words') IS NOT NULL OR to_regclass('cnpj.alias_words') IS NOT NULL`); err != nil {
+		if err := d.Get(&ok, `SELECT to_regclass('cnpj.office_words') IS NOT NULL`); err != nil {
 			t.Fatal(err)
 		}
 		return ok
@@ -610,21 +620,41 @@ func TestWordTables(t *testing.T) {
 	} {
 		mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: step.choice})
 		if got := exists(); got != step.want {
-			t.Fatalf("choice %d: word tables %v, want %v", step.choice, got, step.want)
+			t.Fatalf("choice %d: word table %v, want %v", step.choice, got, step.want)
 		}
 	}
-	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesOn})
-	// Every (word, key) pair of the arrays, and nothing else.
+	// A snapshot with the word tables of before.
+	if _, err := d.Exec(`CREATE TABLE cnpj.company_words (word text, root text)`); err != nil {
+		t.Fatal(err)
+	}
+	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesAsLive})
+	if !exists() {
+		t.Fatal("a snapshot with company_words: the next import did not build office_words")
+	}
+	// Every (word, tax id, state) of the offices' names and aliases, once,
+	// and nothing else.
+	const want = `SELECT DISTINCT w, o.tax_id, o.state FROM cnpj.offices o LEFT JOIN cnpj.companies c ON c.root = o.root,
+		unnest(coalesce(c.name_words, '{}') || coalesce(o.alias_words, '{}')) w`
 	for _, q := range []string{
-		`SELECT (SELECT count(*) FROM cnpj.companies, unnest(name_words) w) = (SELECT count(*) FROM cnpj.company_words)
-		    AND NOT EXISTS (SELECT word, root FROM cnpj.company_words EXCEPT SELECT w, root FROM cnpj.companies, unnest(name_words) w)`,
-		`SELECT (SELECT count(*) FROM cnpj.offices, unnest(alias_words) w) = (SELECT count(*) FROM cnpj.alias_words)
-		    AND (SELECT count(*) FROM cnpj.alias_words) > 0
-		    AND NOT EXISTS (SELECT word, root, tax_id FROM cnpj.alias_words EXCEPT SELECT w, root, tax_id FROM cnpj.offices, unnest(alias_words) w)`,
+		`SELECT (SELECT count(*) FROM cnpj.office_words) = (SELECT count(*) FROM (` + want + `) x)`,
+		`SELECT NOT EXISTS (SELECT word, tax_id, state FROM cnpj.office_words EXCEPT ` + want + `)
+		    AND NOT EXISTS (` + want + ` EXCEPT SELECT word, tax_id, state FROM cnpj.office_words)`,
+		`SELECT (SELECT count(*) FROM cnpj.offices WHERE alias_words IS NOT NULL) > 0`,
+		`SELECT (SELECT count(*) FROM cnpj.persons, unnest(name_words) w) = (SELECT count(*) FROM cnpj.person_words)
+		    AND NOT EXISTS (SELECT word, id FROM cnpj.person_words EXCEPT SELECT w, id FROM cnpj.persons, unnest(name_words) w)`,
 	} {
 		var ok bool
 		if err := d.Get(&ok, q); err != nil || !ok {
-			t.Errorf("word table differs from the arrays (%v): %s", err, q)
+			t.Errorf("word table differs from the names' and aliases' words (%v): %s", err, q)
 		}
+	}
+	// The words' statistics target (see wordStatistics).
+	var targets []int
+	if err := d.Select(&targets, `SELECT attstattarget FROM pg_attribute
+		WHERE attrelid IN ('cnpj.office_words'::regclass, 'cnpj.person_words'::regclass) AND attname = 'word'`); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(targets, []int{1000, 1000}) {
+		t.Errorf("word statistics targets %v, want [1000 1000]", targets)
 	}
 }

@@ -64,10 +64,7 @@ func TestZipsOfTheSample(t *testing.T) {
 func TestZipsOfAGeneratedDump(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
-	dir := t.TempDir()
-	if _, err := generator.Generate(generator.Options{Companies: 4000, Out: dir, Seed: 11, Parts: 2}); err != nil {
-		t.Fatal(err)
-	}
+	dir := generated(t, generator.Options{Companies: 4000, Seed: 11, Parts: 2})
 	mustImport(t, d, importer.Options{Paths: []string{dir}})
 	store := db.NewStore(d, db.StoreOptions{})
 	ibge := map[string]string{}

@@ -34,7 +34,7 @@ Flags:
 	month := fs.String("month", "", "dump month YYYY-MM; default: a YYYY-MM folder in PATH, else the newest file's month")
 	maxRejected := fs.Float64("max-rejected", 0.001, "largest tolerated share of rejected rows per file (0.001 = 0.1%)")
 	streams := fs.Int("streams", 2, "concurrent COPY streams and index builds")
-	fs.Bool("word-tables", false, "build the word tables: name searches read a page by index (1.5-3x their throughput), at about 60% more import time and 40% more disk (README); =false: without them; default: as the live snapshot")
+	fs.Bool("word-tables", false, "build the word tables: name searches read a page and their count by index (3.5-4x their throughput), at about 70% more import time and 55% more disk (docs/api.md); =false: without them; default: as the live snapshot")
 	verbose := fs.Bool("v", false, "log every statement")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
