@@ -24,6 +24,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 )
 
 func opts(t testing.TB, paths ...string) importer.Options {
@@ -656,5 +657,71 @@ func TestWordTables(t *testing.T) {
 	}
 	if !slices.Equal(targets, []int{1000, 1000}) {
 		t.Errorf("word statistics targets %v, want [1000 1000]", targets)
+	}
+}
+
+// TestVisibilityWarning: a transaction older than the import, still open
+// when it vacuums, keeps VACUUM from marking the new tables' pages
+// all-visible; the import says so, naming the table and the remedy. A
+// normal import says nothing of the kind.
+func TestVisibilityWarning(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := generated(t, generator.Options{Companies: 200, Seed: 3})
+	words := func(progress io.Writer, wait time.Duration) importer.Options {
+		return importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesOn, Progress: progress, VisibilityWait: wait}
+	}
+	unmarked := func() int {
+		var n int
+		if err := d.Get(&n, `SELECT count(*) FROM pg_class
+			WHERE relnamespace = 'cnpj'::regnamespace AND relkind = 'r' AND relallvisible < relpages`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var progress bytes.Buffer
+	mustImport(t, d, words(&progress, 0))
+	if strings.Contains(progress.String(), "warning: VACUUM") || unmarked() != 0 {
+		t.Fatalf("a normal import left %d tables unmarked:\n%s", unmarked(), progress.String())
+	}
+
+	// A transaction older than the import's rows, open through it.
+	old, err := d.BeginTxx(context.Background(), &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = old.Rollback() }()
+	if _, err := old.Exec(`SELECT 1`); err != nil { // its snapshot, held until it ends
+		t.Fatal(err)
+	}
+	progress.Reset()
+	mustImport(t, d, words(&progress, 200*time.Millisecond))
+	if !strings.Contains(progress.String(), "of office_words all-visible") || !strings.Contains(progress.String(), "'VACUUM cnpj.office_words'") {
+		t.Fatalf("no warning for office_words with an older transaction open:\n%s", progress.String())
+	}
+	if unmarked() == 0 {
+		t.Fatal("warned, yet every table is all-visible")
+	}
+
+	// One that ends while the import waits for it: no warning.
+	var waiting syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := importer.Import(context.Background(), d, words(&waiting, time.Minute))
+		done <- err
+	}()
+	for !strings.Contains(waiting.String(), "transactions older than this import to end") {
+		select {
+		case err := <-done:
+			t.Fatalf("the import ended (%v) without waiting for the older transaction:\n%s", err, waiting.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	_ = old.Rollback()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(waiting.String(), "warning: VACUUM") || unmarked() != 0 {
+		t.Fatalf("%d tables unmarked after the older transaction ended:\n%s", unmarked(), waiting.String())
 	}
 }
