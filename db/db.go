@@ -86,3 +86,18 @@ func Migrate(ctx context.Context, d *sqlx.DB) error {
 	}
 	return nil
 }
+
+// AutovacuumOff says whether the server runs without autovacuum. The
+// service updates a few rows per priced request (an account's credits) and
+// appends the usage ledger and search tokens; without autovacuum the
+// credit rows' dead versions pile up, and every request that reads the
+// account (the ledger's foreign key checks among them) walks them: office
+// lookups at 32 connections fell from 6,770 to 4,060 req/s after a night
+// of searches on one account.
+func AutovacuumOff(ctx context.Context, d *sqlx.DB) (bool, error) {
+	var on string
+	if err := d.GetContext(ctx, &on, `SELECT setting FROM pg_settings WHERE name = 'autovacuum'`); err != nil {
+		return false, fmt.Errorf("read autovacuum: %w", err)
+	}
+	return on != "on", nil
+}

@@ -84,3 +84,19 @@ func TestEmailDomainPageReadsItsOffices(t *testing.T) {
 		t.Fatalf("the page read %d buffers for %d rows, want 11 rows in under 50 buffers:\n%s", p.Hit+p.Read, p.Rows, plan)
 	}
 }
+
+// TestAutovacuumOff: the answer is the server's setting as SHOW gives it.
+func TestAutovacuumOff(t *testing.T) {
+	d, _ := dbtest.New(t)
+	off, err := db.AutovacuumOff(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	if err := d.Get(&shown, "SHOW autovacuum"); err != nil {
+		t.Fatal(err)
+	}
+	if off != (shown == "off") {
+		t.Fatalf("AutovacuumOff = %v, SHOW autovacuum = %q", off, shown)
+	}
+}

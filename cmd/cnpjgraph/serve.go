@@ -82,6 +82,12 @@ func serve(ctx context.Context, cfg config.Config) error {
 	if err := db.Migrate(ctx, d); err != nil {
 		return err
 	}
+	if off, err := db.AutovacuumOff(ctx, d); err != nil {
+		return err
+	} else if off {
+		log.Warn("PostgreSQL's autovacuum is off: the accounts' credit rows bloat with every priced request and slow every authenticated one; " +
+			"turn autovacuum on, or VACUUM accounts, api_keys, usage and search_tokens often (README, Accounts and keys)")
+	}
 	d.SetMaxOpenConns(cfg.Database.MaxOpenConns)
 	d.SetMaxIdleConns(cfg.Database.MaxIdleConns)
 	d.SetConnMaxLifetime(cfg.Database.ConnMaxLifetime)
