@@ -65,7 +65,7 @@ fi
 psqlq -c "VACUUM ANALYZE accounts, api_keys, usage, search_tokens"
 
 pids=()
-stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; pids=(); }
+stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pids=(); }
 trap stop EXIT
 if [ "$(psqlq -c "SHOW autovacuum")" = off ]; then
   echo "== autovacuum is off on this server: VACUUM accounts every 5 s during the runs"
