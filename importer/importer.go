@@ -404,26 +404,27 @@ func (r *run) vacuum(ctx context.Context, lock *sql.Conn, id int64, tables []str
 	if err := vacuumAll(tables); err != nil {
 		return err
 	}
-	unmarked, err := r.unmarked(ctx, lock, tables)
+	unmarked, names, err := r.unmarked(ctx, lock, tables)
 	if err != nil || len(unmarked) == 0 {
 		return err
 	}
 	if r.opts.VisibilityWait > 0 {
-		if err := r.waitOlder(ctx, lock, xid, unmarked); err != nil {
+		if err := r.waitOlder(ctx, lock, xid, names); err != nil {
 			return err
 		}
 		// Flushing again flushes other sessions' unflushed commits too.
 		if _, err := flushWAL(ctx, lock, id); err != nil {
 			return err
 		}
-		if err := vacuumAll(unmarked); err != nil {
+		if err := vacuumAll(names); err != nil {
 			return err
 		}
-		if unmarked, err = r.unmarked(ctx, lock, unmarked); err != nil {
+		if unmarked, _, err = r.unmarked(ctx, lock, names); err != nil {
 			return err
 		}
 	}
-	return r.warnUnmarked(ctx, lock, unmarked)
+	r.warnUnmarked(unmarked)
+	return nil
 }
 
 // flushWAL (of the import's snapshot id) commits a write that waits for
@@ -455,25 +456,32 @@ func flushWAL(ctx context.Context, c *sql.Conn, id int64) (string, error) {
 	return xid, nil
 }
 
+// unmarkedTable is a table with pages VACUUM did not mark all-visible.
+type unmarkedTable struct {
+	name           string
+	pages, visible int64
+}
+
 // unmarked returns the tables (of the staging schema) with pages VACUUM
-// did not mark all-visible.
-func (r *run) unmarked(ctx context.Context, c *sql.Conn, tables []string) ([]string, error) {
-	var unmarked []string
-	rows, err := c.QueryContext(ctx, `SELECT relname FROM pg_class
+// did not mark all-visible, and their names.
+func (r *run) unmarked(ctx context.Context, c *sql.Conn, tables []string) ([]unmarkedTable, []string, error) {
+	var unmarked []unmarkedTable
+	var names []string
+	rows, err := c.QueryContext(ctx, `SELECT relname, relpages, relallvisible FROM pg_class
 		WHERE relnamespace = $1::regnamespace AND relname = ANY($2) AND relallvisible < relpages ORDER BY relname`,
 		stagingSchema, pq.Array(tables))
 	if err != nil {
-		return nil, fmt.Errorf("check visibility: %w", err)
+		return nil, nil, fmt.Errorf("check visibility: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, fmt.Errorf("check visibility: %w", err)
+		var t unmarkedTable
+		if err := rows.Scan(&t.name, &t.pages, &t.visible); err != nil {
+			return nil, nil, fmt.Errorf("check visibility: %w", err)
 		}
-		unmarked = append(unmarked, t)
+		unmarked, names = append(unmarked, t), append(names, t.name)
 	}
-	return unmarked, rows.Err()
+	return unmarked, names, rows.Err()
 }
 
 // waitOlder waits, up to Options.VisibilityWait, until no session of the
@@ -504,18 +512,12 @@ func (r *run) waitOlder(ctx context.Context, c *sql.Conn, xid string, tables []s
 }
 
 // warnUnmarked warns of each table with pages VACUUM left unmarked.
-func (r *run) warnUnmarked(ctx context.Context, c *sql.Conn, tables []string) error {
+func (r *run) warnUnmarked(tables []unmarkedTable) {
 	for _, t := range tables {
-		var pages, visible int64
-		if err := c.QueryRowContext(ctx, `SELECT relpages, relallvisible FROM pg_class
-			WHERE relnamespace = $1::regnamespace AND relname = $2`, stagingSchema, t).Scan(&pages, &visible); err != nil {
-			return fmt.Errorf("check visibility: %w", err)
-		}
 		r.prog.printf("warning: VACUUM marked %d of %d pages of %s all-visible: a transaction older than this import "+
-			"was still open; searches read the table's rows until 'VACUUM %s.%s' runs", visible, pages, t, db.LiveSchema, t)
-		r.log.Warn("pages left unmarked by VACUUM", "table", t, "pages", pages, "all_visible", visible)
+			"was still open; searches read the table's rows until 'VACUUM %s.%s' runs", t.visible, t.pages, t.name, db.LiveSchema, t.name)
+		r.log.Warn("pages left unmarked by VACUUM", "table", t.name, "pages", t.pages, "all_visible", t.visible)
 	}
-	return nil
 }
 
 // inSchema runs statements with the staging schema as search path.
