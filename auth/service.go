@@ -45,8 +45,13 @@ type Config struct {
 	// LedgerBuffer is how many rows may wait for the writer (default 8192);
 	// beyond it rows are written synchronously, never dropped.
 	LedgerBuffer int
-	Now          func() time.Time // the clock; default time.Now
-	Logger       *slog.Logger
+	// UsageRetention is how long usage rows are kept: older ones are
+	// deleted a minute after New and then every UsagePruneEvery (default
+	// an hour). 0 keeps them forever.
+	UsageRetention  time.Duration
+	UsagePruneEvery time.Duration
+	Now             func() time.Time // the clock; default time.Now
+	Logger          *slog.Logger
 
 	ledgerWrite func(context.Context, []usageRow) error // tests: where ledger batches go
 }
@@ -68,6 +73,7 @@ type Service struct {
 	redis    *redis.Client
 	shared   *redisLimiter // nil without REDIS_URL
 	ledger   *ledger
+	pruner   *pruner // nil: usage rows are kept forever
 }
 
 // New builds a Service; Close releases it (and writes the pending ledger rows).
@@ -128,6 +134,13 @@ func New(ctx context.Context, c Config) (*Service, error) {
 		buffer = 8192
 	}
 	s.ledger = newLedger(c.DB, interval, buffer, s.log, c.ledgerWrite)
+	if c.UsageRetention > 0 {
+		every := c.UsagePruneEvery
+		if every <= 0 {
+			every = time.Hour
+		}
+		s.pruner = s.startPruner(c.UsageRetention, every)
+	}
 	return s, nil
 }
 
@@ -137,6 +150,7 @@ func (s *Service) Flush(ctx context.Context) error { return s.ledger.flush(ctx) 
 // Close writes the pending ledger rows and releases connections. Requests
 // still running after Close record their ledger rows synchronously.
 func (s *Service) Close() error {
+	s.pruner.stop()
 	err := s.ledger.close()
 	s.stmts.close()
 	if s.shared != nil {

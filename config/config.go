@@ -77,6 +77,9 @@ type Auth struct {
 	RedisURL     string        `env:"REDIS_URL"`
 	RedisTimeout time.Duration `env:"REDIS_TIMEOUT" envDefault:"50ms"`
 	KeyCacheTTL  time.Duration `env:"AUTH_KEY_CACHE_TTL" envDefault:"2s"`
+	// UsageRetentionDays: usage rows older than this are deleted hourly;
+	// 0 keeps them forever.
+	UsageRetentionDays int `env:"USAGE_RETENTION_DAYS" envDefault:"400"`
 }
 
 // Upstream is the optional online source.
@@ -268,6 +271,7 @@ func (c Config) validate() error {
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},
 		{"SAMPLE_COMPANIES", c.Dev.SampleCompanies, 1}, {"MAX_BODY_BYTES", c.Server.MaxBodyBytes, 1024},
+		{"USAGE_RETENTION_DAYS", c.Auth.UsageRetentionDays, 0},
 	}
 	for _, n := range atLeast {
 		if n.v < n.min {

@@ -314,7 +314,9 @@ func authConfig(a config.Auth, d *sqlx.DB, log *slog.Logger) auth.Config {
 		RedisPrefix:  "cnpjgraph:",
 		RedisTimeout: a.RedisTimeout,
 		KeyCacheTTL:  a.KeyCacheTTL,
-		Logger:       log,
+		// Days of 24 hours: the bound moves with the clock, not the calendar.
+		UsageRetention: time.Duration(a.UsageRetentionDays) * 24 * time.Hour,
+		Logger:         log,
 	}
 }
 
