@@ -84,11 +84,20 @@ start() { # start BINARY ADDR LOG [ENV=VALUE...]
 }
 metric() { curl -fs "http://$1/metrics" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $2} END {printf "%d", s}'; }
 
-declare -A RPS P50 P99 TRIPS SP99 LOGS
+declare -A RPS P50 P99 TRIPS SP99 BLKS LOGS
 names=()
-record() { # record NAME RPS P50 P99 TRIPS [SERVER_P99]
+record() { # record NAME RPS P50 P99 TRIPS SERVER_P99 BLOCKS
   [[ " ${names[*]} " == *" $1 "* ]] || names+=("$1")
-  RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "; SP99[$1]+="${6:--} "
+  RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "; SP99[$1]+="${6:--} "; BLKS[$1]+="${7:--} "
+}
+# Blocks PostgreSQL read from outside its shared buffers (the page cache, or
+# the disk when the page cache was reclaimed): a lookup touches several
+# tables where the ceiling reads one row, so a small shared_buffers or a
+# cold page cache weighs on both, and more on us. Read once the run's
+# sessions have ended and flushed their statistics.
+blocks_read() { psqlq -c "SELECT blks_read FROM pg_stat_database WHERE datname = current_database()"; }
+per_request() { # per_request DELTA REQUESTS
+  if [ "${2:-0}" -gt 0 ]; then echo "scale=2; $1 / $2" | bc; else echo -; fi
 }
 # server_p99 LOG FROM_LINE: the p99 of the handler's own durations (the
 # access log's duration_ms) of the API requests logged after FROM_LINE.
@@ -101,14 +110,17 @@ server_p99() {
 }
 run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   local name=$1 c=$2 addr=$3 key=$4 ids=$5 fmt=$6 body=${7:-}
-  local q0 r0 q1 r1 l0 out bad total threads=2
+  local q0 r0 q1 r1 l0 b0 b1 out bad total threads=2
   [ "$c" -lt 2 ] && threads=1
-  sleep 2 # the previous run's server lets its connections go
+  b0=$(blocks_read)
   q0=$(metric "$addr" cnpjgraph_sql_round_trips_total); r0=$(metric "$addr" cnpjgraph_http_requests_total)
   l0=$(wc -l < "${LOGS[$addr]}")
   out=$(IDS_FILE="$ids" PATH_FMT="$fmt" BODY_FMT="$body" API_KEY="$key" \
     wrk -t"$threads" -c"$c" -d"${secs}s" --latency -s scripts/bench/lookup.lua "http://$addr" 2>&1)
   q1=$(metric "$addr" cnpjgraph_sql_round_trips_total); r1=$(metric "$addr" cnpjgraph_http_requests_total)
+  # The server lets its connections go (idle 1 s), so the next run starts
+  # on a quiet PostgreSQL, and their sessions flush their statistics.
+  sleep 2; b1=$(blocks_read)
   bad=$(echo "$out" | sed -n 's/^non2xx_or_errors=//p')
   total=$(echo "$out" | awk '/requests in/ {print $1}')
   # A run ends by closing its connections: the requests in flight then end
@@ -118,14 +130,17 @@ run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   [ "${bad:-0}" = 0 ] || echo "  ($name: $bad of $total requests failed, within one in a thousand and one per connection)"
   record "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
     "$(echo "$out" | awk '$1 == "50%" {print $2}' | ms)" "$(echo "$out" | awk '$1 == "99%" {print $2}' | ms)" \
-    "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)" "$(server_p99 "${LOGS[$addr]}" "$l0")"
+    "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)" "$(server_p99 "${LOGS[$addr]}" "$l0")" \
+    "$(per_request $(( b1 - b0 )) $(( r1 - r0 )))"
   printf '  run %-44s %s req/s\n' "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
 }
 ceiling() { # ceiling NAME CLIENTS: pgbench, the same duration
-  local out
-  sleep 2
+  local out b0 b1
+  b0=$(blocks_read)
   out=$(pgbench -n -M prepared -c "$2" -j "$(( $2 < 2 ? 1 : 2 ))" -T "$secs" -f "$work/ceiling.sql" "$DATABASE_URL" 2>&1)
-  record "$1" "$(echo "$out" | awk '/^tps/ {print $3}')" "-" "-" "1"
+  sleep 0.5; b1=$(blocks_read) # pgbench's sessions have ended
+  record "$1" "$(echo "$out" | awk '/^tps/ {print $3}')" "-" "-" "1" "-" \
+    "$(per_request $(( b1 - b0 )) "$(echo "$out" | awk '/actually processed/ {print $NF}')")"
   printf '  run %-44s %s tx/s\n' "$1" "$(echo "$out" | awk '/^tps/ {print $3}')"
 }
 ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
@@ -133,9 +148,9 @@ ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
 }
 median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 report() {
-  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %s\n' "$1" \
+  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %-4s   blocks read/request %s\n' "$1" \
     "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" \
-    "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)"
+    "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)" "$(echo "${BLKS[$1]}" | median)"
 }
 ratio() { echo "scale=1; 100 * $(echo "${RPS[$1]}" | median) / $(echo "${RPS[$2]}" | median)" | bc; }
 
