@@ -117,6 +117,11 @@ func options[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] 
 		// A batch for a huge GraphQL list is split so one statement's
 		// array parameter stays reasonable.
 		dataloader.WithBatchCapacity[K, V](1000),
+		// Each batch allocates its input queue whole: the library's 1,000
+		// slots are 8 KB per batch, the largest single allocation of a
+		// nested GraphQL query. A load that finds the queue full waits for
+		// the batch to take the keys in.
+		dataloader.WithInputCapacity[K, V](64),
 	}
 }
 

@@ -27,8 +27,10 @@ func setup(t *testing.T) (*loaders.Loaders, *atomic.Int64, context.Context) {
 	return loaders.NewWithWait(store, 50*time.Millisecond), &n, ctx
 }
 
-// TestBatching: 40 concurrent office loads, found and missing mixed, cost
+// TestBatching: 100 concurrent office loads, found and missing mixed, cost
 // one statement; each caller gets its own office or a typed not-found.
+// They are more than a batch's input queue holds (64): loads that find it
+// full wait, and still join the batch.
 func TestBatching(t *testing.T) {
 	l, n, ctx := setup(t)
 	var keys []string
@@ -36,8 +38,11 @@ func TestBatching(t *testing.T) {
 		keys = append(keys, string(cnpj.Build(dbtest.BigRoot, fmt.Sprintf("%04d", i))))
 	}
 	keys = append(keys, dbtest.SerproHead, dbtest.SerproBranch, dbtest.AlphaTaxID)
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 66; i++ {
 		keys = append(keys, string(cnpj.Build("99999999", fmt.Sprintf("%04d", i+1))))
+	}
+	if len(keys) != 100 {
+		t.Fatalf("%d keys", len(keys))
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(keys))
