@@ -13,14 +13,11 @@ import (
 // row locks for long.
 const usagePruneBatch = 50_000
 
-// PruneUsage deletes the usage rows older than before and returns how many
-// it deleted. It goes account by account, through the ledger's one index
-// (account_id, at): an index on at alone would cost every request a second
-// index insert, for a job that runs once an hour.
-func PruneUsage(ctx context.Context, d *sqlx.DB, before time.Time) (int64, error) {
-	return pruneUsage(ctx, d, before, usagePruneBatch)
-}
-
+// pruneUsage deletes the usage rows older than before, at most batch rows
+// per statement, and returns how many it deleted. It goes account by
+// account, through the ledger's one index (account_id, at): an index on at
+// alone would cost every request a second index insert, for a job that
+// runs once an hour.
 func pruneUsage(ctx context.Context, d *sqlx.DB, before time.Time, batch int) (int64, error) {
 	var accounts []int64
 	if err := d.SelectContext(ctx, &accounts, `SELECT id FROM accounts ORDER BY id`); err != nil {
@@ -68,7 +65,7 @@ func (s *Service) startPruner(retention, every time.Duration) *pruner {
 			case <-t.C:
 			}
 			before := s.now().Add(-retention)
-			n, err := PruneUsage(ctx, s.db, before)
+			n, err := pruneUsage(ctx, s.db, before, usagePruneBatch)
 			switch {
 			case err != nil && ctx.Err() == nil:
 				s.log.Error("auth: usage ledger: prune failed; will retry", "err", err)

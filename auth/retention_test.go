@@ -28,7 +28,7 @@ func (e *env) usageDays(account int64) string {
 	return fmt.Sprint(got)
 }
 
-// PruneUsage deletes every account's rows older than the bound, in batches,
+// pruneUsage deletes every account's rows older than the bound, in batches,
 // and nothing newer.
 func TestPruneUsage(t *testing.T) {
 	t.Parallel()
@@ -57,7 +57,7 @@ func TestPruneUsage(t *testing.T) {
 		t.Fatalf("account b keeps %s", got)
 	}
 	// Again: nothing left to delete.
-	if n, err := PruneUsage(context.Background(), e.db, day(3).Add(-time.Hour)); err != nil || n != 0 {
+	if n, err := pruneUsage(context.Background(), e.db, day(3).Add(-time.Hour), usagePruneBatch); err != nil || n != 0 {
 		t.Fatalf("second prune deleted %d, %v", n, err)
 	}
 }
