@@ -404,11 +404,15 @@ func (r *run) vacuum(ctx context.Context, lock *sql.Conn, id int64, tables []str
 	if err := vacuumAll(tables); err != nil {
 		return err
 	}
-	unmarked, names, err := r.unmarked(ctx, lock, tables)
+	unmarked, err := r.unmarked(ctx, lock, tables)
 	if err != nil || len(unmarked) == 0 {
 		return err
 	}
 	if r.opts.VisibilityWait > 0 {
+		names := make([]string, len(unmarked))
+		for i, t := range unmarked {
+			names[i] = t.name
+		}
 		if err := r.waitOlder(ctx, lock, xid, names); err != nil {
 			return err
 		}
@@ -419,7 +423,7 @@ func (r *run) vacuum(ctx context.Context, lock *sql.Conn, id int64, tables []str
 		if err := vacuumAll(names); err != nil {
 			return err
 		}
-		if unmarked, _, err = r.unmarked(ctx, lock, names); err != nil {
+		if unmarked, err = r.unmarked(ctx, lock, names); err != nil {
 			return err
 		}
 	}
@@ -463,25 +467,24 @@ type unmarkedTable struct {
 }
 
 // unmarked returns the tables (of the staging schema) with pages VACUUM
-// did not mark all-visible, and their names.
-func (r *run) unmarked(ctx context.Context, c *sql.Conn, tables []string) ([]unmarkedTable, []string, error) {
+// did not mark all-visible.
+func (r *run) unmarked(ctx context.Context, c *sql.Conn, tables []string) ([]unmarkedTable, error) {
 	var unmarked []unmarkedTable
-	var names []string
 	rows, err := c.QueryContext(ctx, `SELECT relname, relpages, relallvisible FROM pg_class
 		WHERE relnamespace = $1::regnamespace AND relname = ANY($2) AND relallvisible < relpages ORDER BY relname`,
 		stagingSchema, pq.Array(tables))
 	if err != nil {
-		return nil, nil, fmt.Errorf("check visibility: %w", err)
+		return nil, fmt.Errorf("check visibility: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
 	for rows.Next() {
 		var t unmarkedTable
 		if err := rows.Scan(&t.name, &t.pages, &t.visible); err != nil {
-			return nil, nil, fmt.Errorf("check visibility: %w", err)
+			return nil, fmt.Errorf("check visibility: %w", err)
 		}
-		unmarked, names = append(unmarked, t), append(names, t.name)
+		unmarked = append(unmarked, t)
 	}
-	return unmarked, names, rows.Err()
+	return unmarked, rows.Err()
 }
 
 // waitOlder waits, up to Options.VisibilityWait, until no session of the
