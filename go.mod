@@ -21,6 +21,8 @@ require (
 	golang.org/x/sync v0.24.0
 )
 
+require github.com/klauspost/compress v1.20.1
+
 require (
 	github.com/agnivade/levenshtein v1.2.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

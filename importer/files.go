@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"archive/zip"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/klauspost/compress/zip"
 )
 
 // kind is what a dump file holds.
