@@ -143,7 +143,7 @@ func New(o Options) http.Handler {
 	h := refusalStatus(srv)
 	store := o.Service.Store()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := loaders.With(r.Context(), loaders.NewWithWait(store, o.BatchWait))
+		ctx := loaders.WithLazy(r.Context(), store, o.BatchWait)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

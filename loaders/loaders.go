@@ -6,6 +6,7 @@ package loaders
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -127,13 +128,50 @@ func options[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] 
 
 type ctxKey struct{}
 
+// pending is a request's loaders, built on first use: most REST requests
+// (an office lookup reads everything in one statement) never use theirs,
+// and nine loaders are ~50 allocations a request.
+type pending struct {
+	store Store
+	wait  time.Duration
+	once  sync.Once
+	l     *Loaders
+}
+
+func (p *pending) get() *Loaders {
+	p.once.Do(func() {
+		if p.l == nil {
+			p.l = NewWithWait(p.store, p.wait)
+		}
+	})
+	return p.l
+}
+
 // With returns a context carrying l.
 func With(ctx context.Context, l *Loaders) context.Context {
-	return context.WithValue(ctx, ctxKey{}, l)
+	return context.WithValue(ctx, ctxKey{}, &pending{wait: l.wait, l: l})
+}
+
+// WithLazy returns a context carrying loaders over store with the batch
+// window wait, built when the request first asks for them (From).
+func WithLazy(ctx context.Context, store Store, wait time.Duration) context.Context {
+	return context.WithValue(ctx, ctxKey{}, &pending{store: store, wait: wait})
 }
 
 // From returns the request's loaders, or nil.
 func From(ctx context.Context) *Loaders {
-	l, _ := ctx.Value(ctxKey{}).(*Loaders)
-	return l
+	if p, _ := ctx.Value(ctxKey{}).(*pending); p != nil {
+		return p.get()
+	}
+	return nil
+}
+
+// Batches reports whether the request's loaders wait for concurrent loads
+// (Loaders.Batches) without building them; ok is false when ctx has none.
+func Batches(ctx context.Context) (batches, ok bool) {
+	p, _ := ctx.Value(ctxKey{}).(*pending)
+	if p == nil {
+		return false, false
+	}
+	return p.wait > 0, true
 }

@@ -160,3 +160,45 @@ func TestCompaniesAndHistory(t *testing.T) {
 		t.Errorf("%d statements, want 2", n.Load())
 	}
 }
+
+// TestLazy: a request's loaders are built when the request first asks for
+// them, once. A request that never does (a REST office lookup, one
+// statement) does not pay for nine loaders; one that does shares one set,
+// and so one cache.
+func TestLazy(t *testing.T) {
+	var store *db.Store // never called: nothing here loads
+	bare := context.Background()
+	if b, ok := loaders.Batches(bare); b || ok {
+		t.Errorf("Batches without loaders = %v, %v; want false, false", b, ok)
+	}
+	if loaders.From(bare) != nil {
+		t.Error("From without loaders is not nil")
+	}
+	for _, wait := range []time.Duration{0, time.Millisecond} {
+		ctx := loaders.WithLazy(bare, store, wait)
+		if b, ok := loaders.Batches(ctx); b != (wait > 0) || !ok {
+			t.Errorf("wait %v: Batches = %v, %v", wait, b, ok)
+		}
+		l := loaders.From(ctx)
+		if l == nil || loaders.From(ctx) != l || l.Batches() != (wait > 0) {
+			t.Errorf("wait %v: From gave %p then %p, Batches %v", wait, l, loaders.From(ctx), l != nil && l.Batches())
+		}
+	}
+	// The context and its pending set, nothing more, until From.
+	allocs := testing.AllocsPerRun(100, func() {
+		ctx := loaders.WithLazy(bare, store, 0)
+		_, _ = loaders.Batches(ctx)
+	})
+	if allocs > 2 {
+		t.Errorf("WithLazy and Batches: %v allocations, want at most 2 (the loaders were built)", allocs)
+	}
+	built := testing.AllocsPerRun(100, func() { loaders.From(loaders.WithLazy(bare, store, 0)) })
+	if built < 20 {
+		t.Errorf("building the loaders took %v allocations; the check above measures nothing", built)
+	}
+	// With keeps what it is given.
+	l := loaders.NewWithWait(store, time.Millisecond)
+	if got := loaders.From(loaders.With(bare, l)); got != l {
+		t.Error("From(With(l)) is not l")
+	}
+}

@@ -230,13 +230,14 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 	}
 }
 
-// withLoaders puts fresh dataloaders into every request's context: a value
-// is read once per request. A REST request has nothing to batch, so its
-// loaders do not wait for company; GraphQL installs batching ones of its own.
+// withLoaders gives every request's context fresh dataloaders, built if the
+// request uses them: a value is read once per request. A REST request has
+// nothing to batch, so its loaders do not wait for company; GraphQL
+// installs batching ones of its own.
 func withLoaders(store loaders.Store) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(loaders.With(r.Context(), loaders.NewWithWait(store, 0))))
+			next.ServeHTTP(w, r.WithContext(loaders.WithLazy(r.Context(), store, 0)))
 		})
 	}
 }

@@ -123,6 +123,15 @@ func (s *Service) loaders(ctx context.Context) *loaders.Loaders {
 	return loaders.New(s.store)
 }
 
+// batches reports whether the loaders s.loaders returns wait for concurrent
+// loads, without building a request's loaders.
+func (s *Service) batches(ctx context.Context) bool {
+	if b, ok := loaders.Batches(ctx); ok {
+		return b
+	}
+	return true // loaders.New's
+}
+
 // snapshot returns the codes of the live snapshot.
 func (s *Service) snapshot(ctx context.Context) (*db.Codes, error) {
 	codes, err := s.store.Catalog.Current(ctx)

@@ -152,8 +152,7 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 	if cq.Strategy == Online {
 		return lk, nil
 	}
-	l := s.loaders(ctx)
-	if lk.codes != nil && members && (!l.Batches() || alone(ctx)) {
+	if lk.codes != nil && members && (!s.batches(ctx) || alone(ctx)) {
 		// Nothing to batch with: the office, its company, members and
 		// overlay records in one statement.
 		r, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay)
@@ -168,12 +167,13 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 		}
 		lk.members = func() ([]model.Member, error) { return r.Members, nil }
 		if history {
-			lk.history = l.SimplesHistory.Load(ctx, string(taxID.Root()))
+			lk.history = s.loaders(ctx).SimplesHistory.Load(ctx, string(taxID.Root()))
 		}
 		lk.overlay = r.Overlay
 		return lk, nil
 	}
 	if lk.codes != nil {
+		l := s.loaders(ctx)
 		root := string(taxID.Root())
 		lk.office = l.Offices.Load(ctx, string(taxID))
 		if members {
