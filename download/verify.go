@@ -12,10 +12,10 @@ import (
 )
 
 // verifyZip checks a downloaded ZIP: its size against the listing, its
-// central directory, and the CRC-32 of every member, which archive/zip
-// compares when a member is read to its end (klauspost/compress/zip: archive/zip
-// with a faster inflate). Members are streamed through a
-// fixed buffer: memory stays flat whatever the size.
+// central directory, and the CRC-32 of every member, which the zip package
+// (klauspost/compress/zip: archive/zip with a faster inflate) compares when
+// a member is read to its end. Members are streamed through a fixed buffer:
+// memory stays flat whatever the size.
 func verifyZip(path string, size int64, buf []byte) error {
 	st, err := os.Stat(path)
 	if err != nil {
