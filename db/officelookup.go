@@ -66,11 +66,13 @@ type memberColumns struct {
 	MemberRow
 }
 
-func (m *memberColumns) dest() []any {
+const memberColumnCount = 17
+
+func (m *memberColumns) appendDest(d []any) []any {
 	r := &m.MemberRow
-	return []any{&m.Root, &m.Position, &r.Role, &r.Since,
+	return append(d, &m.Root, &m.Position, &r.Role, &r.Since,
 		&m.PersonID, &m.PersonType, &r.PersonTaxID, &m.PersonName, &r.PersonAge, &r.PersonCntry,
-		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole}
+		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole)
 }
 
 // OfficeLookup reads taxID's office, company, Simples and members, and with
@@ -99,8 +101,9 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay bool) (O
 		records []byte
 		first   = true
 	)
-	dest := append([]any{&taxIDs, &root, &head}, office.dest()[3:]...)
-	dest = append(dest, member.dest()...)
+	dest := member.appendDest(office.appendDest(make([]any, 0, officeColumnCount+memberColumnCount+1)))
+	// The office's key columns are null when the snapshot lacks it.
+	dest[0], dest[1], dest[2] = &taxIDs, &root, &head
 	if overlay {
 		dest = append(dest, &records)
 	}

@@ -92,15 +92,24 @@ func selectRows[T any](ctx context.Context, q sqlx.QueryerContext, what, query s
 	return rows, nil
 }
 
-func (c *CompanyRow) dest() []any {
-	return []any{&c.CompanyRoot, &c.Name, &c.Nature, &c.Equity, &c.Size, &c.Jurisdiction,
-		&c.SimplesRoot, &c.SimplesOptant, &c.SimplesSince, &c.SimplesUntil, &c.SimeiOptant, &c.SimeiSince, &c.SimeiUntil}
+// The rows' scan destinations are appended to a slice the caller sizes:
+// one allocation for a row's 30 to 50 columns, not one per part.
+const companyColumnCount, officeColumnCount = 13, 23 + 13
+
+func (c *CompanyRow) dest() []any { return c.appendDest(make([]any, 0, companyColumnCount)) }
+
+func (c *CompanyRow) appendDest(d []any) []any {
+	return append(d, &c.CompanyRoot, &c.Name, &c.Nature, &c.Equity, &c.Size, &c.Jurisdiction,
+		&c.SimplesRoot, &c.SimplesOptant, &c.SimplesSince, &c.SimplesUntil, &c.SimeiOptant, &c.SimeiSince, &c.SimeiUntil)
 }
 
-func (r *OfficeRow) dest() []any {
-	return append([]any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Status, &r.StatusDate, &r.Reason, &r.CityAbroad,
+func (r *OfficeRow) dest() []any { return r.appendDest(make([]any, 0, officeColumnCount)) }
+
+func (r *OfficeRow) appendDest(d []any) []any {
+	d = append(d, &r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Status, &r.StatusDate, &r.Reason, &r.CityAbroad,
 		&r.Country, &r.Founded, &r.MainActivity, &r.SideActivities, &r.Street, &r.Number, &r.Details, &r.District,
-		&r.Zip, &r.State, &r.Municipality, &r.Phones, &r.Email, &r.Special, &r.SpecialDate}, r.CompanyRow.dest()...)
+		&r.Zip, &r.State, &r.Municipality, &r.Phones, &r.Email, &r.Special, &r.SpecialDate)
+	return r.CompanyRow.appendDest(d)
 }
 
 func (r *OfficeSummaryRow) dest() []any {
@@ -114,7 +123,8 @@ func (r *MemberRow) dest() []any {
 }
 
 func (r *MembershipRow) dest() []any {
-	return append([]any{&r.PersonID, &r.Root, &r.Role, &r.Since}, r.CompanyRow.dest()...)
+	d := append(make([]any, 0, 4+companyColumnCount), &r.PersonID, &r.Root, &r.Role, &r.Since)
+	return r.appendDest(d) // the company's columns
 }
 
 // QueryOffices returns the offices with the given tax ids, in no order.
@@ -285,7 +295,8 @@ ORDER BY k.i, m.root, m.position`
 	}
 	dest := func(r *pageRow) []any {
 		m := &r.membership
-		return append([]any{&r.i, &r.total, &r.position, &r.personID, &r.root, &m.Role, &m.Since}, m.CompanyRow.dest()...)
+		d := append(make([]any, 0, 7+companyColumnCount), &r.i, &r.total, &r.position, &r.personID, &r.root, &m.Role, &m.Since)
+		return m.appendDest(d) // the company's columns
 	}
 	rows, err := selectRows(ctx, q, "membership pages", query, dest,
 		pq.Array(persons), pq.Array(afterRoots), pq.Array(afterPositions), pq.Array(limits))
