@@ -5,7 +5,6 @@ package graph
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -1438,27 +1437,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputAddressFilter,
-		ec.unmarshalInputBoolFilter,
-		ec.unmarshalInputCompanyFilter,
-		ec.unmarshalInputDateRange,
-		ec.unmarshalInputDecimalRange,
-		ec.unmarshalInputEmailFilter,
-		ec.unmarshalInputIdIn,
-		ec.unmarshalInputIdSet,
-		ec.unmarshalInputIntIn,
-		ec.unmarshalInputIntRange,
-		ec.unmarshalInputIntSet,
-		ec.unmarshalInputOfficeFilter,
-		ec.unmarshalInputPersonFilter,
-		ec.unmarshalInputPhoneFilter,
-		ec.unmarshalInputRegimeFilter,
-		ec.unmarshalInputTaxIdFilter,
-		ec.unmarshalInputTextIn,
-		ec.unmarshalInputTextSet,
-		ec.unmarshalInputZipFilter,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AddressFilter", ec.unmarshalInputAddressFilter),
+			graphql.NewInputUnmarshaler("BoolFilter", ec.unmarshalInputBoolFilter),
+			graphql.NewInputUnmarshaler("CompanyFilter", ec.unmarshalInputCompanyFilter),
+			graphql.NewInputUnmarshaler("DateRange", ec.unmarshalInputDateRange),
+			graphql.NewInputUnmarshaler("DecimalRange", ec.unmarshalInputDecimalRange),
+			graphql.NewInputUnmarshaler("EmailFilter", ec.unmarshalInputEmailFilter),
+			graphql.NewInputUnmarshaler("IdIn", ec.unmarshalInputIdIn),
+			graphql.NewInputUnmarshaler("IdSet", ec.unmarshalInputIdSet),
+			graphql.NewInputUnmarshaler("IntIn", ec.unmarshalInputIntIn),
+			graphql.NewInputUnmarshaler("IntRange", ec.unmarshalInputIntRange),
+			graphql.NewInputUnmarshaler("IntSet", ec.unmarshalInputIntSet),
+			graphql.NewInputUnmarshaler("OfficeFilter", ec.unmarshalInputOfficeFilter),
+			graphql.NewInputUnmarshaler("PersonFilter", ec.unmarshalInputPersonFilter),
+			graphql.NewInputUnmarshaler("PhoneFilter", ec.unmarshalInputPhoneFilter),
+			graphql.NewInputUnmarshaler("RegimeFilter", ec.unmarshalInputRegimeFilter),
+			graphql.NewInputUnmarshaler("TaxIdFilter", ec.unmarshalInputTaxIdFilter),
+			graphql.NewInputUnmarshaler("TextIn", ec.unmarshalInputTextIn),
+			graphql.NewInputUnmarshaler("TextSet", ec.unmarshalInputTextSet),
+			graphql.NewInputUnmarshaler("ZipFilter", ec.unmarshalInputZipFilter),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -1468,7 +1469,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -3348,8 +3349,8 @@ func (ec *executionContext) field___Directive_args_args(ctx context.Context, raw
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3362,8 +3363,8 @@ func (ec *executionContext) field___Field_args_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3387,6 +3388,20 @@ func (ec *executionContext) field___Type_enumValues_args(ctx context.Context, ra
 }
 
 func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDeprecated"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
@@ -3424,7 +3439,7 @@ func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Activity_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Activity", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Activity_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -3447,7 +3462,7 @@ func (ec *executionContext) _Activity_text(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Activity_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Activity", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Activity", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_municipality(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3470,7 +3485,7 @@ func (ec *executionContext) _Address_municipality(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Address_municipality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Address_street(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3493,7 +3508,7 @@ func (ec *executionContext) _Address_street(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Address_street(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_number(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3516,7 +3531,7 @@ func (ec *executionContext) _Address_number(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Address_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_details(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3539,7 +3554,7 @@ func (ec *executionContext) _Address_details(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Address_details(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, false, false, "String")
 }
 
 func (ec *executionContext) _Address_district(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3562,7 +3577,7 @@ func (ec *executionContext) _Address_district(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Address_district(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_city(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3585,7 +3600,7 @@ func (ec *executionContext) _Address_city(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Address_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_state(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3608,7 +3623,7 @@ func (ec *executionContext) _Address_state(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Address_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_zip(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3631,7 +3646,7 @@ func (ec *executionContext) _Address_zip(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Address_zip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "String")
 }
 
 func (ec *executionContext) _Address_latitude(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3654,7 +3669,7 @@ func (ec *executionContext) _Address_latitude(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Address_latitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type Float does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "Float")
 }
 
 func (ec *executionContext) _Address_longitude(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3677,7 +3692,7 @@ func (ec *executionContext) _Address_longitude(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Address_longitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, true, false, errors.New("field of type Float does not have child fields"))
+	return graphql.NewScalarFieldContext("Address", field, true, false, "Float")
 }
 
 func (ec *executionContext) _Address_country(ctx context.Context, field graphql.CollectedField, obj *model.Address) (ret graphql.Marshaler) {
@@ -3796,7 +3811,7 @@ func (ec *executionContext) _Company_updated(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Company_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Company", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Company", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Company_id(ctx context.Context, field graphql.CollectedField, obj *model.Company) (ret graphql.Marshaler) {
@@ -3819,7 +3834,7 @@ func (ec *executionContext) _Company_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Company_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Company", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Company", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Company_name(ctx context.Context, field graphql.CollectedField, obj *model.Company) (ret graphql.Marshaler) {
@@ -3842,7 +3857,7 @@ func (ec *executionContext) _Company_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Company_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Company", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Company", field, false, false, "String")
 }
 
 func (ec *executionContext) _Company_equity(ctx context.Context, field graphql.CollectedField, obj *model.Company) (ret graphql.Marshaler) {
@@ -3865,7 +3880,7 @@ func (ec *executionContext) _Company_equity(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Company_equity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Company", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Company", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Company_nature(ctx context.Context, field graphql.CollectedField, obj *model.Company) (ret graphql.Marshaler) {
@@ -4092,7 +4107,7 @@ func (ec *executionContext) _Country_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Country_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Country", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Country", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Country_name(ctx context.Context, field graphql.CollectedField, obj *model.Country) (ret graphql.Marshaler) {
@@ -4115,7 +4130,7 @@ func (ec *executionContext) _Country_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Country_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Country", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Country", field, true, false, "String")
 }
 
 func (ec *executionContext) _Email_address(ctx context.Context, field graphql.CollectedField, obj *model.Email) (ret graphql.Marshaler) {
@@ -4138,7 +4153,7 @@ func (ec *executionContext) _Email_address(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Email_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Email", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Email", field, false, false, "String")
 }
 
 func (ec *executionContext) _Email_domain(ctx context.Context, field graphql.CollectedField, obj *model.Email) (ret graphql.Marshaler) {
@@ -4161,7 +4176,7 @@ func (ec *executionContext) _Email_domain(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Email_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Email", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Email", field, false, false, "String")
 }
 
 func (ec *executionContext) _Link_type(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
@@ -4184,7 +4199,7 @@ func (ec *executionContext) _Link_type(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Link_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Link", field, false, false, "String")
 }
 
 func (ec *executionContext) _Link_url(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
@@ -4207,7 +4222,7 @@ func (ec *executionContext) _Link_url(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Link_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Link", field, false, false, "String")
 }
 
 func (ec *executionContext) _Member_since(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
@@ -4230,7 +4245,7 @@ func (ec *executionContext) _Member_since(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Member_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Member", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Member_person(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
@@ -4381,7 +4396,7 @@ func (ec *executionContext) _Membership_since(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Membership_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Membership", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Membership_role(ctx context.Context, field graphql.CollectedField, obj *model.Membership) (ret graphql.Marshaler) {
@@ -4468,7 +4483,7 @@ func (ec *executionContext) _MembershipConnection_totalCount(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_MembershipConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MembershipConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("MembershipConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MembershipConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *MembershipConnection) (ret graphql.Marshaler) {
@@ -4587,7 +4602,7 @@ func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *MembershipEdge) (ret graphql.Marshaler) {
@@ -4642,7 +4657,7 @@ func (ec *executionContext) _Nature_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Nature_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Nature", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Nature", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Nature_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -4665,7 +4680,7 @@ func (ec *executionContext) _Nature_text(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Nature_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Nature", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Nature", field, true, false, "String")
 }
 
 func (ec *executionContext) _Office_updated(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4688,7 +4703,7 @@ func (ec *executionContext) _Office_updated(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Office_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Office_taxId(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4711,7 +4726,7 @@ func (ec *executionContext) _Office_taxId(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Office_taxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "String")
 }
 
 func (ec *executionContext) _Office_alias(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4734,7 +4749,7 @@ func (ec *executionContext) _Office_alias(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Office_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "String")
 }
 
 func (ec *executionContext) _Office_founded(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4757,7 +4772,7 @@ func (ec *executionContext) _Office_founded(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Office_founded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Office_head(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4780,7 +4795,7 @@ func (ec *executionContext) _Office_head(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Office_head(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Office_company(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4835,7 +4850,7 @@ func (ec *executionContext) _Office_statusDate(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Office_statusDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Office_status(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -4922,7 +4937,7 @@ func (ec *executionContext) _Office_specialDate(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Office_specialDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Office", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Office", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Office_special(ctx context.Context, field graphql.CollectedField, obj *model.Office) (ret graphql.Marshaler) {
@@ -5233,7 +5248,7 @@ func (ec *executionContext) _OfficeConnection_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_OfficeConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _OfficeConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *OfficeConnection) (ret graphql.Marshaler) {
@@ -5352,7 +5367,7 @@ func (ec *executionContext) _OfficeEdge_cursor(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_OfficeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _OfficeEdge_node(ctx context.Context, field graphql.CollectedField, obj *OfficeEdge) (ret graphql.Marshaler) {
@@ -5407,7 +5422,7 @@ func (ec *executionContext) _OfficeSearchConnection_totalCount(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSearchConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _OfficeSearchConnection_countExact(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
@@ -5430,7 +5445,7 @@ func (ec *executionContext) _OfficeSearchConnection_countExact(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSearchConnection_countExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSearchConnection", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OfficeSearchConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchConnection) (ret graphql.Marshaler) {
@@ -5549,7 +5564,7 @@ func (ec *executionContext) _OfficeSearchEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSearchEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _OfficeSearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *OfficeSearchEdge) (ret graphql.Marshaler) {
@@ -5604,7 +5619,7 @@ func (ec *executionContext) _OfficeSuframa_number(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSuframa_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, "String")
 }
 
 func (ec *executionContext) _OfficeSuframa_since(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
@@ -5627,7 +5642,7 @@ func (ec *executionContext) _OfficeSuframa_since(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSuframa_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, "Date")
 }
 
 func (ec *executionContext) _OfficeSuframa_approved(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
@@ -5650,7 +5665,7 @@ func (ec *executionContext) _OfficeSuframa_approved(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSuframa_approved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OfficeSuframa_approvalDate(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
@@ -5673,7 +5688,7 @@ func (ec *executionContext) _OfficeSuframa_approvalDate(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_OfficeSuframa_approvalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("OfficeSuframa", field, false, false, "Date")
 }
 
 func (ec *executionContext) _OfficeSuframa_status(ctx context.Context, field graphql.CollectedField, obj *model.Suframa) (ret graphql.Marshaler) {
@@ -5760,7 +5775,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -5783,7 +5798,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _Person_updated(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5806,7 +5821,7 @@ func (ec *executionContext) _Person_updated(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Person_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Person_id(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5829,7 +5844,7 @@ func (ec *executionContext) _Person_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Person_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Person_type(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5852,7 +5867,7 @@ func (ec *executionContext) _Person_type(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Person_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "String")
 }
 
 func (ec *executionContext) _Person_name(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5875,7 +5890,7 @@ func (ec *executionContext) _Person_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Person_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "String")
 }
 
 func (ec *executionContext) _Person_taxId(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5898,7 +5913,7 @@ func (ec *executionContext) _Person_taxId(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Person_taxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "String")
 }
 
 func (ec *executionContext) _Person_age(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -5921,7 +5936,7 @@ func (ec *executionContext) _Person_age(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Person_age(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Person", field, false, false, "String")
 }
 
 func (ec *executionContext) _Person_country(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -6020,7 +6035,7 @@ func (ec *executionContext) _PersonSearchConnection_totalCount(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_PersonSearchConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _PersonSearchConnection_countExact(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
@@ -6043,7 +6058,7 @@ func (ec *executionContext) _PersonSearchConnection_countExact(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_PersonSearchConnection_countExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PersonSearchConnection", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PersonSearchConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *PersonSearchConnection) (ret graphql.Marshaler) {
@@ -6162,7 +6177,7 @@ func (ec *executionContext) _PersonSearchEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_PersonSearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PersonSearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PersonSearchEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _PersonSearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *PersonSearchEdge) (ret graphql.Marshaler) {
@@ -6217,7 +6232,7 @@ func (ec *executionContext) _Phone_area(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Phone_area(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Phone", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Phone", field, false, false, "String")
 }
 
 func (ec *executionContext) _Phone_number(ctx context.Context, field graphql.CollectedField, obj *model.Phone) (ret graphql.Marshaler) {
@@ -6240,7 +6255,7 @@ func (ec *executionContext) _Phone_number(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Phone_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Phone", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Phone", field, false, false, "String")
 }
 
 func (ec *executionContext) _Query_office(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -6652,10 +6667,10 @@ func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-			return ec.marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
+			return ec.marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6691,7 +6706,7 @@ func (ec *executionContext) _Reason_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Reason_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reason", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Reason", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Reason_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -6714,7 +6729,7 @@ func (ec *executionContext) _Reason_text(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Reason_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reason", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Reason", field, true, false, "String")
 }
 
 func (ec *executionContext) _Registration_state(ctx context.Context, field graphql.CollectedField, obj *model.Registration) (ret graphql.Marshaler) {
@@ -6737,7 +6752,7 @@ func (ec *executionContext) _Registration_state(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Registration_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Registration", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Registration", field, false, false, "String")
 }
 
 func (ec *executionContext) _Registration_number(ctx context.Context, field graphql.CollectedField, obj *model.Registration) (ret graphql.Marshaler) {
@@ -6760,7 +6775,7 @@ func (ec *executionContext) _Registration_number(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Registration_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Registration", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Registration", field, false, false, "String")
 }
 
 func (ec *executionContext) _Registration_enabled(ctx context.Context, field graphql.CollectedField, obj *model.Registration) (ret graphql.Marshaler) {
@@ -6783,7 +6798,7 @@ func (ec *executionContext) _Registration_enabled(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Registration_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Registration", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Registration", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RegistryRecord_updated(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6806,7 +6821,7 @@ func (ec *executionContext) _RegistryRecord_updated(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _RegistryRecord_taxId(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6829,7 +6844,7 @@ func (ec *executionContext) _RegistryRecord_taxId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_taxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "String")
 }
 
 func (ec *executionContext) _RegistryRecord_name(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6852,7 +6867,7 @@ func (ec *executionContext) _RegistryRecord_name(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "String")
 }
 
 func (ec *executionContext) _RegistryRecord_alias(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6875,7 +6890,7 @@ func (ec *executionContext) _RegistryRecord_alias(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "String")
 }
 
 func (ec *executionContext) _RegistryRecord_founded(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6898,7 +6913,7 @@ func (ec *executionContext) _RegistryRecord_founded(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_founded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "Date")
 }
 
 func (ec *executionContext) _RegistryRecord_jurisdiction(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6921,7 +6936,7 @@ func (ec *executionContext) _RegistryRecord_jurisdiction(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_jurisdiction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "String")
 }
 
 func (ec *executionContext) _RegistryRecord_equity(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6944,7 +6959,7 @@ func (ec *executionContext) _RegistryRecord_equity(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_equity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _RegistryRecord_head(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -6967,7 +6982,7 @@ func (ec *executionContext) _RegistryRecord_head(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_head(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RegistryRecord_nature(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -7054,7 +7069,7 @@ func (ec *executionContext) _RegistryRecord_statusDate(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_statusDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "Date")
 }
 
 func (ec *executionContext) _RegistryRecord_status(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -7141,7 +7156,7 @@ func (ec *executionContext) _RegistryRecord_specialDate(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_RegistryRecord_specialDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("RegistryRecord", field, false, false, "Date")
 }
 
 func (ec *executionContext) _RegistryRecord_special(ctx context.Context, field graphql.CollectedField, obj *RegistryRecord) (ret graphql.Marshaler) {
@@ -7420,7 +7435,7 @@ func (ec *executionContext) _Role_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Role_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Role", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Role", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Role_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -7443,7 +7458,7 @@ func (ec *executionContext) _Role_text(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Role_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Role", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Simples_optant(ctx context.Context, field graphql.CollectedField, obj *model.Simples) (ret graphql.Marshaler) {
@@ -7466,7 +7481,7 @@ func (ec *executionContext) _Simples_optant(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Simples_optant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Simples", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Simples", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Simples_since(ctx context.Context, field graphql.CollectedField, obj *model.Simples) (ret graphql.Marshaler) {
@@ -7489,7 +7504,7 @@ func (ec *executionContext) _Simples_since(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Simples_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Simples", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Simples", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Simples_history(ctx context.Context, field graphql.CollectedField, obj *model.Simples) (ret graphql.Marshaler) {
@@ -7544,7 +7559,7 @@ func (ec *executionContext) _SimplesPeriod_from(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_SimplesPeriod_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, "Date")
 }
 
 func (ec *executionContext) _SimplesPeriod_until(ctx context.Context, field graphql.CollectedField, obj *model.SimplesPeriod) (ret graphql.Marshaler) {
@@ -7567,7 +7582,7 @@ func (ec *executionContext) _SimplesPeriod_until(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SimplesPeriod_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, "Date")
 }
 
 func (ec *executionContext) _SimplesPeriod_text(ctx context.Context, field graphql.CollectedField, obj *model.SimplesPeriod) (ret graphql.Marshaler) {
@@ -7590,7 +7605,7 @@ func (ec *executionContext) _SimplesPeriod_text(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_SimplesPeriod_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SimplesPeriod", field, false, false, "String")
 }
 
 func (ec *executionContext) _SimplesRecord_updated(ctx context.Context, field graphql.CollectedField, obj *model.SimplesRecord) (ret graphql.Marshaler) {
@@ -7613,7 +7628,7 @@ func (ec *executionContext) _SimplesRecord_updated(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SimplesRecord_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SimplesRecord", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("SimplesRecord", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _SimplesRecord_taxId(ctx context.Context, field graphql.CollectedField, obj *model.SimplesRecord) (ret graphql.Marshaler) {
@@ -7636,7 +7651,7 @@ func (ec *executionContext) _SimplesRecord_taxId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SimplesRecord_taxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SimplesRecord", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SimplesRecord", field, false, false, "String")
 }
 
 func (ec *executionContext) _SimplesRecord_simples(ctx context.Context, field graphql.CollectedField, obj *model.SimplesRecord) (ret graphql.Marshaler) {
@@ -7723,7 +7738,7 @@ func (ec *executionContext) _Size_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Size_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Size", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Size", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Size_acronym(ctx context.Context, field graphql.CollectedField, obj *model.Size) (ret graphql.Marshaler) {
@@ -7746,7 +7761,7 @@ func (ec *executionContext) _Size_acronym(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Size_acronym(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Size", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Size", field, false, false, "String")
 }
 
 func (ec *executionContext) _Size_text(ctx context.Context, field graphql.CollectedField, obj *model.Size) (ret graphql.Marshaler) {
@@ -7769,7 +7784,7 @@ func (ec *executionContext) _Size_text(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Size_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Size", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Size", field, false, false, "String")
 }
 
 func (ec *executionContext) _Special_id(ctx context.Context, field graphql.CollectedField, obj *model.Special) (ret graphql.Marshaler) {
@@ -7792,7 +7807,7 @@ func (ec *executionContext) _Special_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Special_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Special", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Special", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Special_text(ctx context.Context, field graphql.CollectedField, obj *model.Special) (ret graphql.Marshaler) {
@@ -7815,7 +7830,7 @@ func (ec *executionContext) _Special_text(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Special_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Special", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Special", field, false, false, "String")
 }
 
 func (ec *executionContext) _Status_id(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -7838,7 +7853,7 @@ func (ec *executionContext) _Status_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Status_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Status", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Status", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Status_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -7861,7 +7876,7 @@ func (ec *executionContext) _Status_text(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Status_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Status", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Status", field, true, false, "String")
 }
 
 func (ec *executionContext) _SuframaIncentive_tribute(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
@@ -7884,7 +7899,7 @@ func (ec *executionContext) _SuframaIncentive_tribute(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SuframaIncentive_tribute(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, "String")
 }
 
 func (ec *executionContext) _SuframaIncentive_benefit(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
@@ -7907,7 +7922,7 @@ func (ec *executionContext) _SuframaIncentive_benefit(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SuframaIncentive_benefit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, "String")
 }
 
 func (ec *executionContext) _SuframaIncentive_purpose(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
@@ -7930,7 +7945,7 @@ func (ec *executionContext) _SuframaIncentive_purpose(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SuframaIncentive_purpose(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, "String")
 }
 
 func (ec *executionContext) _SuframaIncentive_basis(ctx context.Context, field graphql.CollectedField, obj *model.SuframaIncentive) (ret graphql.Marshaler) {
@@ -7953,7 +7968,7 @@ func (ec *executionContext) _SuframaIncentive_basis(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SuframaIncentive_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaIncentive", field, false, false, "String")
 }
 
 func (ec *executionContext) _SuframaStatus_id(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -7976,7 +7991,7 @@ func (ec *executionContext) _SuframaStatus_id(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_SuframaStatus_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaStatus", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SuframaStatus_text(ctx context.Context, field graphql.CollectedField, obj *model.Code) (ret graphql.Marshaler) {
@@ -7999,7 +8014,7 @@ func (ec *executionContext) _SuframaStatus_text(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_SuframaStatus_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SuframaStatus", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SuframaStatus", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -8022,7 +8037,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -8045,7 +8060,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -8068,7 +8083,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -8091,7 +8106,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -8103,7 +8118,8 @@ func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql
 			return ec.fieldContext___Directive_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -8117,7 +8133,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "__Directive",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -8157,7 +8173,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -8180,7 +8196,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -8203,7 +8219,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -8226,7 +8242,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -8249,7 +8265,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -8272,7 +8288,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -8284,7 +8300,8 @@ func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.Col
 			return ec.fieldContext___Field_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -8298,7 +8315,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "__Field",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -8370,7 +8387,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -8393,7 +8410,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -8416,7 +8433,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -8439,7 +8456,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -8494,7 +8511,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -8517,7 +8534,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -8540,7 +8557,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -8563,7 +8580,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -8746,7 +8763,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -8769,7 +8786,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -8792,7 +8809,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -8815,7 +8832,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -8979,7 +8996,8 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 			return ec.fieldContext___Type_inputFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InputFields(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleInputFields(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -8989,7 +9007,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 		false,
 	)
 }
-func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "__Type",
 		Field:      field,
@@ -8998,6 +9016,17 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field___Type_inputFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -9054,7 +9083,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -9140,6 +9169,18 @@ func (ec *executionContext) unmarshalInputAddressFilter(ctx context.Context, obj
 	return it, nil
 }
 
+// UnmarshalAddressFilter unmarshals raw into the AddressFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddressFilter(ctx context.Context, raw any) (AddressFilter, error) {
+	var out AddressFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddressFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBoolFilter(ctx context.Context, obj any) (BoolFilter, error) {
 	var it BoolFilter
 	if obj == nil {
@@ -9168,6 +9209,18 @@ func (ec *executionContext) unmarshalInputBoolFilter(ctx context.Context, obj an
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalBoolFilter unmarshals raw into the BoolFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBoolFilter(ctx context.Context, raw any) (BoolFilter, error) {
+	var out BoolFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BoolFilter", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCompanyFilter(ctx context.Context, obj any) (CompanyFilter, error) {
@@ -9235,6 +9288,18 @@ func (ec *executionContext) unmarshalInputCompanyFilter(ctx context.Context, obj
 	return it, nil
 }
 
+// UnmarshalCompanyFilter unmarshals raw into the CompanyFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCompanyFilter(ctx context.Context, raw any) (CompanyFilter, error) {
+	var out CompanyFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CompanyFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDateRange(ctx context.Context, obj any) (DateRange, error) {
 	var it DateRange
 	if obj == nil {
@@ -9272,6 +9337,18 @@ func (ec *executionContext) unmarshalInputDateRange(ctx context.Context, obj any
 	return it, nil
 }
 
+// UnmarshalDateRange unmarshals raw into the DateRange input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDateRange(ctx context.Context, raw any) (DateRange, error) {
+	var out DateRange
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DateRange", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDecimalRange(ctx context.Context, obj any) (DecimalRange, error) {
 	var it DecimalRange
 	if obj == nil {
@@ -9307,6 +9384,18 @@ func (ec *executionContext) unmarshalInputDecimalRange(ctx context.Context, obj 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalDecimalRange unmarshals raw into the DecimalRange input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDecimalRange(ctx context.Context, raw any) (DecimalRange, error) {
+	var out DecimalRange
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DecimalRange", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputEmailFilter(ctx context.Context, obj any) (EmailFilter, error) {
@@ -9360,6 +9449,18 @@ func (ec *executionContext) unmarshalInputEmailFilter(ctx context.Context, obj a
 	return it, nil
 }
 
+// UnmarshalEmailFilter unmarshals raw into the EmailFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEmailFilter(ctx context.Context, raw any) (EmailFilter, error) {
+	var out EmailFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EmailFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIdIn(ctx context.Context, obj any) (IDIn, error) {
 	var it IDIn
 	if obj == nil {
@@ -9388,6 +9489,18 @@ func (ec *executionContext) unmarshalInputIdIn(ctx context.Context, obj any) (ID
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalIdIn unmarshals raw into the IdIn input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIdIn(ctx context.Context, raw any) (IDIn, error) {
+	var out IDIn
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IdIn", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputIdSet(ctx context.Context, obj any) (IDSet, error) {
@@ -9420,6 +9533,18 @@ func (ec *executionContext) unmarshalInputIdSet(ctx context.Context, obj any) (I
 	return it, nil
 }
 
+// UnmarshalIdSet unmarshals raw into the IdSet input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIdSet(ctx context.Context, raw any) (IDSet, error) {
+	var out IDSet
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IdSet", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIntIn(ctx context.Context, obj any) (IntIn, error) {
 	var it IntIn
 	if obj == nil {
@@ -9448,6 +9573,18 @@ func (ec *executionContext) unmarshalInputIntIn(ctx context.Context, obj any) (I
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalIntIn unmarshals raw into the IntIn input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIntIn(ctx context.Context, raw any) (IntIn, error) {
+	var out IntIn
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntIn", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputIntRange(ctx context.Context, obj any) (IntRange, error) {
@@ -9494,6 +9631,18 @@ func (ec *executionContext) unmarshalInputIntRange(ctx context.Context, obj any)
 	return it, nil
 }
 
+// UnmarshalIntRange unmarshals raw into the IntRange input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIntRange(ctx context.Context, raw any) (IntRange, error) {
+	var out IntRange
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntRange", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIntSet(ctx context.Context, obj any) (IntSet, error) {
 	var it IntSet
 	if obj == nil {
@@ -9529,6 +9678,18 @@ func (ec *executionContext) unmarshalInputIntSet(ctx context.Context, obj any) (
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalIntSet unmarshals raw into the IntSet input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIntSet(ctx context.Context, raw any) (IntSet, error) {
+	var out IntSet
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntSet", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputOfficeFilter(ctx context.Context, obj any) (map[string]any, error) {
@@ -9674,6 +9835,18 @@ func (ec *executionContext) unmarshalInputOfficeFilter(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalOfficeFilter unmarshals raw into the OfficeFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOfficeFilter(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OfficeFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputPersonFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -9733,6 +9906,18 @@ func (ec *executionContext) unmarshalInputPersonFilter(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalPersonFilter unmarshals raw into the PersonFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPersonFilter(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PersonFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputPhoneFilter(ctx context.Context, obj any) (PhoneFilter, error) {
 	var it PhoneFilter
 	if obj == nil {
@@ -9784,6 +9969,18 @@ func (ec *executionContext) unmarshalInputPhoneFilter(ctx context.Context, obj a
 	return it, nil
 }
 
+// UnmarshalPhoneFilter unmarshals raw into the PhoneFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPhoneFilter(ctx context.Context, raw any) (PhoneFilter, error) {
+	var out PhoneFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PhoneFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRegimeFilter(ctx context.Context, obj any) (RegimeFilter, error) {
 	var it RegimeFilter
 	if obj == nil {
@@ -9821,6 +10018,18 @@ func (ec *executionContext) unmarshalInputRegimeFilter(ctx context.Context, obj 
 	return it, nil
 }
 
+// UnmarshalRegimeFilter unmarshals raw into the RegimeFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRegimeFilter(ctx context.Context, raw any) (RegimeFilter, error) {
+	var out RegimeFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegimeFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTaxIdFilter(ctx context.Context, obj any) (TaxIDFilter, error) {
 	var it TaxIDFilter
 	if obj == nil {
@@ -9851,6 +10060,18 @@ func (ec *executionContext) unmarshalInputTaxIdFilter(ctx context.Context, obj a
 	return it, nil
 }
 
+// UnmarshalTaxIdFilter unmarshals raw into the TaxIdFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTaxIdFilter(ctx context.Context, raw any) (TaxIDFilter, error) {
+	var out TaxIDFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TaxIdFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTextIn(ctx context.Context, obj any) (TextIn, error) {
 	var it TextIn
 	if obj == nil {
@@ -9879,6 +10100,18 @@ func (ec *executionContext) unmarshalInputTextIn(ctx context.Context, obj any) (
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalTextIn unmarshals raw into the TextIn input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTextIn(ctx context.Context, raw any) (TextIn, error) {
+	var out TextIn
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TextIn", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTextSet(ctx context.Context, obj any) (TextSet, error) {
@@ -9916,6 +10149,18 @@ func (ec *executionContext) unmarshalInputTextSet(ctx context.Context, obj any) 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalTextSet unmarshals raw into the TextSet input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTextSet(ctx context.Context, raw any) (TextSet, error) {
+	var out TextSet
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TextSet", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputZipFilter(ctx context.Context, obj any) (ZipFilter, error) {
@@ -9962,6 +10207,18 @@ func (ec *executionContext) unmarshalInputZipFilter(ctx context.Context, obj any
 	return it, nil
 }
 
+// UnmarshalZipFilter unmarshals raw into the ZipFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalZipFilter(ctx context.Context, raw any) (ZipFilter, error) {
+	var out ZipFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ZipFilter", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -9976,8 +10233,7 @@ func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, activityImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10001,14 +10257,10 @@ func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10019,8 +10271,7 @@ func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, addressImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10089,14 +10340,10 @@ func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10107,8 +10354,7 @@ func (ec *executionContext) _Agent(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, agentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10132,14 +10378,10 @@ func (ec *executionContext) _Agent(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10150,8 +10392,7 @@ func (ec *executionContext) _Company(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, companyImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10197,81 +10438,17 @@ func (ec *executionContext) _Company(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "members":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Company_members(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Company_members(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "offices":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Company_offices(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Company_offices(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10281,14 +10458,10 @@ func (ec *executionContext) _Company(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10299,8 +10472,7 @@ func (ec *executionContext) _Country(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, countryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10324,14 +10496,10 @@ func (ec *executionContext) _Country(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10342,8 +10510,7 @@ func (ec *executionContext) _Email(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, emailImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10367,14 +10534,10 @@ func (ec *executionContext) _Email(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10385,8 +10548,7 @@ func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10410,14 +10572,10 @@ func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10428,8 +10586,7 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10455,43 +10612,11 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "company":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Member_company(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_company(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10501,14 +10626,10 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10519,8 +10640,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10549,14 +10669,10 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10567,8 +10683,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10602,14 +10717,10 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10620,8 +10731,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10645,14 +10755,10 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10663,8 +10769,7 @@ func (ec *executionContext) _Nature(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, natureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10688,14 +10793,10 @@ func (ec *executionContext) _Nature(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10706,8 +10807,7 @@ func (ec *executionContext) _Office(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10738,43 +10838,11 @@ func (ec *executionContext) _Office(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "company":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Office_company(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Office_company(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "statusDate":
 			out.Values[i] = ec._Office_statusDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -10849,14 +10917,10 @@ func (ec *executionContext) _Office(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10867,8 +10931,7 @@ func (ec *executionContext) _OfficeConnection(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10902,14 +10965,10 @@ func (ec *executionContext) _OfficeConnection(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10920,8 +10979,7 @@ func (ec *executionContext) _OfficeEdge(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -10945,14 +11003,10 @@ func (ec *executionContext) _OfficeEdge(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -10963,8 +11017,7 @@ func (ec *executionContext) _OfficeSearchConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeSearchConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11003,14 +11056,10 @@ func (ec *executionContext) _OfficeSearchConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11021,8 +11070,7 @@ func (ec *executionContext) _OfficeSearchEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeSearchEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11046,14 +11094,10 @@ func (ec *executionContext) _OfficeSearchEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11064,8 +11108,7 @@ func (ec *executionContext) _OfficeSuframa(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, officeSuframaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11109,14 +11152,10 @@ func (ec *executionContext) _OfficeSuframa(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11127,8 +11166,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11152,14 +11190,10 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11170,8 +11204,7 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, personImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11212,43 +11245,11 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "membership":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Person_membership(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_membership(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11258,14 +11259,10 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11276,8 +11273,7 @@ func (ec *executionContext) _PersonSearchConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, personSearchConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11316,14 +11312,10 @@ func (ec *executionContext) _PersonSearchConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11334,8 +11326,7 @@ func (ec *executionContext) _PersonSearchEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, personSearchEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11359,14 +11350,10 @@ func (ec *executionContext) _PersonSearchEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11377,8 +11364,7 @@ func (ec *executionContext) _Phone(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, phoneImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11402,14 +11388,10 @@ func (ec *executionContext) _Phone(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11423,8 +11405,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -11435,181 +11416,53 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
 		case "office":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_office(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_office(ctx, field)
+				})
 		case "offices":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_offices(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_offices(ctx, field)
+				})
 		case "company":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_company(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_company(ctx, field)
+				})
 		case "person":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_person(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_person(ctx, field)
+				})
 		case "rfb":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_rfb(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_rfb(ctx, field)
+				})
 		case "simples":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_simples(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_simples(ctx, field)
+				})
 		case "searchOffices":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_searchOffices(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchOffices(ctx, field)
+				})
 		case "searchPersons":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_searchPersons(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchPersons(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -11621,7 +11474,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -11633,14 +11486,10 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11651,8 +11500,7 @@ func (ec *executionContext) _Reason(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, reasonImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11676,14 +11524,10 @@ func (ec *executionContext) _Reason(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11694,8 +11538,7 @@ func (ec *executionContext) _Registration(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, registrationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11724,14 +11567,10 @@ func (ec *executionContext) _Registration(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11742,8 +11581,7 @@ func (ec *executionContext) _RegistryRecord(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, registryRecordImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11867,14 +11705,10 @@ func (ec *executionContext) _RegistryRecord(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11885,8 +11719,7 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11910,14 +11743,10 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11928,8 +11757,7 @@ func (ec *executionContext) _Simples(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, simplesImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -11958,14 +11786,10 @@ func (ec *executionContext) _Simples(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -11976,8 +11800,7 @@ func (ec *executionContext) _SimplesPeriod(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, simplesPeriodImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12006,14 +11829,10 @@ func (ec *executionContext) _SimplesPeriod(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12024,8 +11843,7 @@ func (ec *executionContext) _SimplesRecord(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, simplesRecordImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12059,14 +11877,10 @@ func (ec *executionContext) _SimplesRecord(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12077,8 +11891,7 @@ func (ec *executionContext) _Size(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, sizeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12107,14 +11920,10 @@ func (ec *executionContext) _Size(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12125,8 +11934,7 @@ func (ec *executionContext) _Special(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, specialImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12150,14 +11958,10 @@ func (ec *executionContext) _Special(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12168,8 +11972,7 @@ func (ec *executionContext) _Status(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, statusImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12193,14 +11996,10 @@ func (ec *executionContext) _Status(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12211,8 +12010,7 @@ func (ec *executionContext) _SuframaIncentive(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, suframaIncentiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12246,14 +12044,10 @@ func (ec *executionContext) _SuframaIncentive(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12264,8 +12058,7 @@ func (ec *executionContext) _SuframaStatus(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, suframaStatusImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12289,14 +12082,10 @@ func (ec *executionContext) _SuframaStatus(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12307,8 +12096,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12347,14 +12135,10 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12365,8 +12149,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12400,14 +12183,10 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12418,8 +12197,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12463,14 +12241,10 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12481,8 +12255,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12526,14 +12299,10 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12544,8 +12313,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12589,14 +12357,10 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12607,8 +12371,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -12677,14 +12440,10 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -12715,9 +12474,7 @@ func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjg
 
 func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx context.Context, sel ast.SelectionSet, v *model.Code) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Activity!")
 		return graphql.Null
 	}
 	return ec._Activity(ctx, sel, v)
@@ -12729,9 +12486,7 @@ func (ec *executionContext) marshalNAddress2githubᚗcomᚋcnpjgraphᚋcnpjgraph
 
 func (ec *executionContext) marshalNAddress2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐAddress(ctx context.Context, sel ast.SelectionSet, v *model.Address) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Address!")
 		return graphql.Null
 	}
 	return ec._Address(ctx, sel, v)
@@ -12746,9 +12501,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	_ = sel
 	res := graphql.MarshalBoolean(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
 }
@@ -12759,9 +12512,7 @@ func (ec *executionContext) marshalNCompany2githubᚗcomᚋcnpjgraphᚋcnpjgraph
 
 func (ec *executionContext) marshalNCompany2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCompany(ctx context.Context, sel ast.SelectionSet, v *model.Company) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Company!")
 		return graphql.Null
 	}
 	return ec._Company(ctx, sel, v)
@@ -12776,9 +12527,7 @@ func (ec *executionContext) marshalNDate2timeᚐTime(ctx context.Context, sel as
 	_ = sel
 	res := scalars.MarshalDate(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Date!")
 	}
 	return res
 }
@@ -12792,9 +12541,7 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	_ = sel
 	res := scalars.MarshalDateTime(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
 	}
 	return res
 }
@@ -12808,9 +12555,7 @@ func (ec *executionContext) marshalNDecimal2string(ctx context.Context, sel ast.
 	_ = sel
 	res := scalars.MarshalDecimal(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Decimal!")
 	}
 	return res
 }
@@ -12844,9 +12589,7 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	_ = sel
 	res := graphql.MarshalID(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
 	return res
 }
@@ -12860,9 +12603,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	_ = sel
 	res := graphql.MarshalInt(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
@@ -12913,9 +12654,7 @@ func (ec *executionContext) marshalNMembership2ᚕgithubᚗcomᚋcnpjgraphᚋcnp
 
 func (ec *executionContext) marshalNMembership2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐMembership(ctx context.Context, sel ast.SelectionSet, v *model.Membership) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Membership!")
 		return graphql.Null
 	}
 	return ec._Membership(ctx, sel, v)
@@ -12947,9 +12686,7 @@ func (ec *executionContext) marshalNNature2githubᚗcomᚋcnpjgraphᚋcnpjgraph�
 
 func (ec *executionContext) marshalNNature2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx context.Context, sel ast.SelectionSet, v *model.Code) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Nature!")
 		return graphql.Null
 	}
 	return ec._Nature(ctx, sel, v)
@@ -12987,9 +12724,7 @@ func (ec *executionContext) marshalNOffice2ᚕᚖgithubᚗcomᚋcnpjgraphᚋcnpj
 
 func (ec *executionContext) marshalNOffice2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐOffice(ctx context.Context, sel ast.SelectionSet, v *model.Office) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Office!")
 		return graphql.Null
 	}
 	return ec._Office(ctx, sel, v)
@@ -13022,9 +12757,7 @@ func (ec *executionContext) unmarshalNOfficeFilter2map(ctx context.Context, v an
 
 func (ec *executionContext) marshalNOfficeSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐOfficeSearchConnection(ctx context.Context, sel ast.SelectionSet, v *OfficeSearchConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "OfficeSearchConnection!")
 		return graphql.Null
 	}
 	return ec._OfficeSearchConnection(ctx, sel, v)
@@ -13056,9 +12789,7 @@ func (ec *executionContext) marshalNOfficeSuframa2githubᚗcomᚋcnpjgraphᚋcnp
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
@@ -13086,9 +12817,7 @@ func (ec *executionContext) marshalNPerson2ᚕgithubᚗcomᚋcnpjgraphᚋcnpjgra
 
 func (ec *executionContext) marshalNPerson2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐPerson(ctx context.Context, sel ast.SelectionSet, v *model.Person) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Person!")
 		return graphql.Null
 	}
 	return ec._Person(ctx, sel, v)
@@ -13101,9 +12830,7 @@ func (ec *executionContext) unmarshalNPersonFilter2map(ctx context.Context, v an
 
 func (ec *executionContext) marshalNPersonSearchConnection2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋgraphᚐPersonSearchConnection(ctx context.Context, sel ast.SelectionSet, v *PersonSearchConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "PersonSearchConnection!")
 		return graphql.Null
 	}
 	return ec._PersonSearchConnection(ctx, sel, v)
@@ -13187,9 +12914,7 @@ func (ec *executionContext) marshalNStatus2githubᚗcomᚋcnpjgraphᚋcnpjgraph�
 
 func (ec *executionContext) marshalNStatus2ᚖgithubᚗcomᚋcnpjgraphᚋcnpjgraphᚋmodelᚐCode(ctx context.Context, sel ast.SelectionSet, v *model.Code) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Status!")
 		return graphql.Null
 	}
 	return ec._Status(ctx, sel, v)
@@ -13204,9 +12929,7 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
 	}
 	return res
 }
@@ -13293,9 +13016,7 @@ func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Conte
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__DirectiveLocation!")
 	}
 	return res
 }
@@ -13358,6 +13079,14 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	return ret
 }
 
+func (ec *executionContext) marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "__Schema!")
+		return graphql.Null
+	}
+	return ec.___Schema(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v introspection.Type) graphql.Marshaler {
 	return ec.___Type(ctx, sel, &v)
 }
@@ -13380,9 +13109,7 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 
 func (ec *executionContext) marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v *introspection.Type) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "__Type!")
 		return graphql.Null
 	}
 	return ec.___Type(ctx, sel, v)
@@ -13397,9 +13124,7 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
 }
@@ -13972,13 +13697,6 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 
 	return ret
-}
-
-func (ec *executionContext) marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec.___Schema(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
