@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench-import: generates a dump with BENCH_ESTABLISHMENTS (default
 # 1,000,000) establishments, imports it, and prints rows/s per table, total
-# rows/s, wall time and peak RSS; then loads the same rows with plain COPY from
+# rows/s, wall time, peak RSS, each phase's time and the snapshot's size
+# with its largest indexes; then loads the same rows with plain COPY from
 # already-decoded files into bare unlogged tables (the PostgreSQL ceiling on
 # this machine) and prints our ratio to it. BENCH_WORD_TABLES=1 imports with
 # the name searches' word tables (--word-tables), else without them, whatever
@@ -39,6 +40,14 @@ psqlq() { psql "$DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 big=$(psqlq -c "SELECT (row_counts->>'companies')::bigint + (row_counts->>'offices')::bigint + (row_counts->>'members')::bigint + (row_counts->>'simples')::bigint FROM snapshots WHERE state = 'live'")
 rss=$(grep -o 'peak RSS: [0-9]* KiB' "$log" | tail -1 | awk '{print $3}')
 ours=$(echo "$big / $wall" | bc)
+# The live snapshot's tables with their indexes and TOAST, and its five
+# largest indexes (the issues ask for both beside the import's speed).
+snapshot_size=$(psqlq -c "SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c
+  WHERE c.relnamespace = 'cnpj'::regnamespace AND c.relkind = 'r'")
+largest_indexes=$(psqlq -c "SELECT string_agg(relname || ' ' || pg_size_pretty(s), ', ' ORDER BY s DESC) FROM (
+  SELECT c.relname, pg_relation_size(c.oid) s FROM pg_class c
+  WHERE c.relnamespace = 'cnpj'::regnamespace AND c.relkind = 'i' ORDER BY s DESC LIMIT 5) t")
+phases=$(grep -o 'phase [A-Za-z ,()]* done in [0-9.]*[µm]*s' "$log" | sed 's/^phase //; s/ (.*)//; s/ done in / /' | paste -sd, - | sed 's/,/, /g')
 
 echo "== plain COPY ceiling: the same rows, decoded to UTF-8 files, into bare unlogged tables"
 dec=.data/bench/decoded-$n
@@ -84,3 +93,7 @@ printf 'import rows/s:              %s\n' "$ours"
 printf 'importer peak RSS:          %s MiB\n' "$(( ${rss:-0} / 1024 ))"
 printf 'plain COPY ceiling:         %s rows/s (%s rows in %.1f s)\n' "$ceiling" "$crows" "$cwall"
 printf 'ratio to the ceiling:       %s%%\n' "$(echo "100 * $ours / $ceiling" | bc)"
+printf 'phases:                     %s\n' "$phases"
+printf 'snapshot size:              %s (largest indexes: %s)\n' "$snapshot_size" "$largest_indexes"
+printf 'database size:              %s (accounts, usage and bench tables included)\n' \
+  "$(psqlq -c "SELECT pg_size_pretty(pg_database_size(current_database()))")"
