@@ -6,7 +6,8 @@
 # interleaved rounds, medians. Tax ids are drawn uniformly from ALL offices
 # of the import, so no cache can hold the working set. Each run prints
 # requests/s, p50, p99 and SQL round trips per request (the server's own
-# counter). Every run stops by itself; traffic stays on 127.0.0.1.
+# counter), and the CPU time each request cost the server, PostgreSQL and
+# the load generator. Every run stops by itself; traffic stays on 127.0.0.1.
 #
 # BENCH_BASELINE=path/to/an/older/cnpjgraph adds its office, company and
 # GraphQL runs, interleaved with these, to compare two versions in one run.
@@ -23,6 +24,7 @@ bin=bin/cnpjgraph
 work=.data/bench/run
 mkdir -p "$work"
 : "${DATABASE_URL:?DATABASE_URL must be set (make bench sets it)}"
+[ -x /usr/bin/time ] || scripts/apt-install.sh time
 command -v wrk >/dev/null || scripts/apt-install.sh wrk
 command -v pgbench >/dev/null || scripts/apt-install.sh postgresql-client
 command -v jq >/dev/null || scripts/apt-install.sh jq
@@ -83,22 +85,35 @@ start() { # start BINARY ADDR LOG [ENV=VALUE...]
   env ADDR="$addr" DB_CONN_MAX_IDLE_TIME=1s "$@" "$b" serve >"$work/$log" 2>&1 &
   pids+=($!)
   LOGS[$addr]=$work/$log
+  SERVER[$addr]=$! # env execs the server: the same process
   for _ in $(seq 1 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server $addr did not become ready"; tail "$work/$log"; exit 1
 }
 metric() { curl -fs "http://$1/metrics" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $2} END {printf "%d", s}'; }
 
-declare -A RPS P50 P99 TRIPS SP99 BLKS LOGS
+declare -A RPS P50 P99 TRIPS SP99 BLKS LOGS SERVER CPU_S CPU_P CPU_C
 names=()
 record() { # record NAME RPS P50 P99 TRIPS SERVER_P99 BLOCKS
   [[ " ${names[*]} " == *" $1 "* ]] || names+=("$1")
   RPS[$1]+="$2 "; P50[$1]+="$3 "; P99[$1]+="$4 "; TRIPS[$1]+="$5 "; SP99[$1]+="${6:--} "; BLKS[$1]+="${7:--} "
 }
-# Blocks PostgreSQL read from outside its shared buffers (the page cache, or
-# the disk when the page cache was reclaimed): a lookup touches several
-# tables where the ceiling reads one row, so a small shared_buffers or a
-# cold page cache weighs on both, and more on us. Read once the run's
-# sessions have ended and flushed their statistics.
+# CPU per request, in microseconds, from the kernel's counters around a run:
+# the server process's own time (/proc/PID/stat), the load generator's
+# (/usr/bin/time), and everything else the machine's cores did
+# (/proc/stat), which is PostgreSQL's backends and their background work
+# (also the other, idle servers and the VACUUM loop: little). The issue's
+# bars compare throughputs; these say where each request's time goes.
+tck=$(getconf CLK_TCK)
+proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+record_cpu() { # record_cpu NAME REQUESTS SERVER_TICKS|- BUSY_TICKS CLIENT_SECONDS
+  local n=$2 server=$3 busy=$4 client=$5 rest
+  [ "${n:-0}" -gt 0 ] && [ -n "$client" ] || return 0
+  [ "$server" = - ] || CPU_S[$1]+="$(echo "$server * 1000000 / $tck / $n" | bc) "
+  CPU_C[$1]+="$(echo "$client * 1000000 / $n" | bc) "
+  rest=$(echo "(($busy - ${server/-/0}) * 1000000 / $tck - $client * 1000000) / $n" | bc)
+  CPU_P[$1]+="$(( rest < 0 ? 0 : rest )) "
+}
 blocks_read() { psqlq -c "SELECT blks_read FROM pg_stat_database WHERE datname = current_database()"; }
 per_request() { # per_request DELTA REQUESTS
   if [ "${2:-0}" -gt 0 ]; then echo "scale=2; $1 / $2" | bc; else echo -; fi
@@ -114,13 +129,15 @@ server_p99() {
 }
 run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
   local name=$1 c=$2 addr=$3 key=$4 ids=$5 fmt=$6 body=${7:-}
-  local q0 r0 q1 r1 l0 b0 b1 out bad total threads=2
+  local q0 r0 q1 r1 l0 b0 b1 s0 s1 u0 u1 out bad total threads=2
   [ "$c" -lt 2 ] && threads=1
   b0=$(blocks_read)
   q0=$(metric "$addr" cnpjgraph_sql_round_trips_total); r0=$(metric "$addr" cnpjgraph_http_requests_total)
   l0=$(wc -l < "${LOGS[$addr]}")
-  out=$(IDS_FILE="$ids" PATH_FMT="$fmt" BODY_FMT="$body" API_KEY="$key" \
+  s0=$(proc_ticks "${SERVER[$addr]}"); u0=$(busy_ticks)
+  out=$(IDS_FILE="$ids" PATH_FMT="$fmt" BODY_FMT="$body" API_KEY="$key" /usr/bin/time -f 'client_cpu %U %S' \
     wrk -t"$threads" -c"$c" -d"${secs}s" --latency -s scripts/bench/lookup.lua "http://$addr" 2>&1)
+  s1=$(proc_ticks "${SERVER[$addr]}"); u1=$(busy_ticks)
   q1=$(metric "$addr" cnpjgraph_sql_round_trips_total); r1=$(metric "$addr" cnpjgraph_http_requests_total)
   # The server lets its connections go (idle 1 s), so the next run starts
   # on a quiet PostgreSQL, and their sessions flush their statistics.
@@ -136,15 +153,19 @@ run() { # run NAME CONNS ADDR KEY IDS PATH_FMT [BODY_FMT]: one wrk run
     "$(echo "$out" | awk '$1 == "50%" {print $2}' | ms)" "$(echo "$out" | awk '$1 == "99%" {print $2}' | ms)" \
     "$(echo "scale=2; ($q1 - $q0) / ($r1 - $r0)" | bc)" "$(server_p99 "${LOGS[$addr]}" "$l0")" \
     "$(per_request $(( b1 - b0 )) $(( r1 - r0 )))"
+  record_cpu "$name" "${total:-0}" $(( s1 - s0 )) $(( u1 - u0 )) "$(echo "$out" | awk '/^client_cpu/ {print $2 + $3}')"
   printf '  run %-44s %s req/s\n' "$name" "$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
 }
 ceiling() { # ceiling NAME CLIENTS: pgbench, the same duration
-  local out b0 b1
-  b0=$(blocks_read)
-  out=$(pgbench -n -M prepared -c "$2" -j "$(( $2 < 2 ? 1 : 2 ))" -T "$secs" -f "$work/ceiling.sql" "$DATABASE_URL" 2>&1)
+  local out b0 b1 u0 u1 n
+  b0=$(blocks_read); u0=$(busy_ticks)
+  out=$(/usr/bin/time -f 'client_cpu %U %S' \
+    pgbench -n -M prepared -c "$2" -j "$(( $2 < 2 ? 1 : 2 ))" -T "$secs" -f "$work/ceiling.sql" "$DATABASE_URL" 2>&1)
+  u1=$(busy_ticks)
   sleep 0.5; b1=$(blocks_read) # pgbench's sessions have ended
-  record "$1" "$(echo "$out" | awk '/^tps/ {print $3}')" "-" "-" "1" "-" \
-    "$(per_request $(( b1 - b0 )) "$(echo "$out" | awk '/actually processed/ {print $NF}')")"
+  n=$(echo "$out" | awk '/actually processed/ {print $NF}' | cut -d/ -f1)
+  record "$1" "$(echo "$out" | awk '/^tps/ {print $3}')" "-" "-" "1" "-" "$(per_request $(( b1 - b0 )) "$n")"
+  record_cpu "$1" "${n:-0}" - $(( u1 - u0 )) "$(echo "$out" | awk '/^client_cpu/ {print $2 + $3}')"
   printf '  run %-44s %s tx/s\n' "$1" "$(echo "$out" | awk '/^tps/ {print $3}')"
 }
 ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
@@ -152,9 +173,16 @@ ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
 }
 median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 report() {
-  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %-4s   blocks read/request %s\n' "$1" \
+  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %-4s   blocks read/request %-5s   CPU µs/request: server %s, PostgreSQL %s, client %s\n' "$1" \
     "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" \
-    "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)" "$(echo "${BLKS[$1]}" | median)"
+    "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)" "$(echo "${BLKS[$1]}" | median)" \
+    "$(echo "${CPU_S[$1]:-}" | median)" "$(echo "${CPU_P[$1]:-}" | median)" "$(echo "${CPU_C[$1]:-}" | median)"
+}
+cpu_total() { # the median CPU µs per request of a run, server + PostgreSQL + client
+  local s p c
+  s=$(echo "${CPU_S[$1]:-}" | median); p=$(echo "${CPU_P[$1]:-}" | median); c=$(echo "${CPU_C[$1]:-}" | median)
+  [ "$p" = - ] && { echo -; return; }
+  echo "${s/-/0} + $p + $c" | bc
 }
 ratio() { echo "scale=1; 100 * $(echo "${RPS[$1]}" | median) / $(echo "${RPS[$2]}" | median)" | bc; }
 
@@ -216,6 +244,12 @@ echo
 printf 'office, 32 connections, as a share of the pgbench ceiling (32 clients): %s%%\n' "$(ratio 'office, auth on, 32 connections' 'pgbench ceiling, 32 clients')"
 printf 'office, 1 connection, as a share of the pgbench ceiling (1 client):     %s%%\n' "$(ratio 'office, auth on, 1 connection' 'pgbench ceiling, 1 client')"
 printf 'graphql nested, as a share of the REST office lookup (32 connections):  %s%%\n' "$(ratio 'graphql nested (5 levels)' 'office, auth on, 32 connections')"
+# pgbench keeps the cores busy, so its CPU per transaction over the share a
+# bar asks for is what a request may cost the whole machine to meet it.
+printf 'CPU µs per request (server + PostgreSQL + client): office at 32 connections %s, where 30%% of the ceiling allows %s; graphql nested %s\n' \
+  "$(cpu_total 'office, auth on, 32 connections')" \
+  "$(c=$(cpu_total 'pgbench ceiling, 32 clients'); [ "$c" = - ] && echo - || echo "$c * 10 / 3" | bc)" \
+  "$(cpu_total 'graphql nested (5 levels)')"
 printf 'auth on, as a share of auth off (32 connections):                       %s%%\n' "$(ratio 'office, auth on, 32 connections' 'office, auth off, 32 connections')"
 printf 'GOMAXPROCS=1, as a share of the default: office 1 conn %s%% (%s%% of the ceiling), 32 conns %s%%, graphql %s%%\n' \
   "$(ratio 'GOMAXPROCS=1: office, 1 connection' 'office, auth on, 1 connection')" \
