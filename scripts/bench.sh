@@ -99,10 +99,12 @@ record() { # record NAME RPS P50 P99 TRIPS SERVER_P99 BLOCKS
 }
 # CPU per request, in microseconds, from the kernel's counters around a run:
 # the server process's own time (/proc/PID/stat), the load generator's
-# (/usr/bin/time), and everything else the machine's cores did
-# (/proc/stat), which is PostgreSQL's backends and their background work
-# (also the other, idle servers and the VACUUM loop: little). The issue's
-# bars compare throughputs; these say where each request's time goes.
+# (/usr/bin/time), and the rest of what the machine's cores did (/proc/stat):
+# mostly PostgreSQL's backends, then the kernel's loopback work that no
+# process is charged for, the idle servers and the VACUUM loop. pgbench's
+# backends exit with it, so "the rest" is measured the same way for all.
+# The issue's bars compare throughputs; these say where each request's
+# time goes.
 tck=$(getconf CLK_TCK)
 proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
@@ -173,12 +175,12 @@ ms() { # a wrk latency (12.3ms, 1.2s, 900us) in milliseconds
 }
 median() { tr ' ' '\n' | grep -v '^$' | grep -v '^-$' | sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 report() {
-  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %-4s   blocks read/request %-5s   CPU µs/request: server %s, PostgreSQL %s, client %s\n' "$1" \
+  printf '%-46s %9.0f req/s   p50 %8s ms   p99 %8s ms (server %8s ms)   SQL round trips/request %-4s   blocks read/request %-5s   CPU µs/request: server %s, PostgreSQL and the rest %s, client %s\n' "$1" \
     "$(echo "${RPS[$1]}" | median)" "$(echo "${P50[$1]}" | median)" "$(echo "${P99[$1]}" | median)" \
     "$(echo "${SP99[$1]}" | median)" "$(echo "${TRIPS[$1]}" | median)" "$(echo "${BLKS[$1]}" | median)" \
     "$(echo "${CPU_S[$1]:-}" | median)" "$(echo "${CPU_P[$1]:-}" | median)" "$(echo "${CPU_C[$1]:-}" | median)"
 }
-cpu_total() { # the median CPU µs per request of a run, server + PostgreSQL + client
+cpu_total() { # the median CPU µs per request of a run, server + the rest + client
   local s p c
   s=$(echo "${CPU_S[$1]:-}" | median); p=$(echo "${CPU_P[$1]:-}" | median); c=$(echo "${CPU_C[$1]:-}" | median)
   [ "$p" = - ] && { echo -; return; }
@@ -246,7 +248,7 @@ printf 'office, 1 connection, as a share of the pgbench ceiling (1 client):     
 printf 'graphql nested, as a share of the REST office lookup (32 connections):  %s%%\n' "$(ratio 'graphql nested (5 levels)' 'office, auth on, 32 connections')"
 # pgbench keeps the cores busy, so its CPU per transaction over the share a
 # bar asks for is what a request may cost the whole machine to meet it.
-printf 'CPU µs per request (server + PostgreSQL + client): office at 32 connections %s, where 30%% of the ceiling allows %s; graphql nested %s\n' \
+printf 'CPU µs per request (server + PostgreSQL and the rest + client): office at 32 connections %s, where 30%% of the ceiling allows %s; graphql nested %s\n' \
   "$(cpu_total 'office, auth on, 32 connections')" \
   "$(c=$(cpu_total 'pgbench ceiling, 32 clients'); [ "$c" = - ] && echo - || echo "$c * 10 / 3" | bc)" \
   "$(cpu_total 'graphql nested (5 levels)')"
