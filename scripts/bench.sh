@@ -116,6 +116,11 @@ record_cpu() { # record_cpu NAME REQUESTS SERVER_TICKS|- BUSY_TICKS CLIENT_SECON
   rest=$(echo "(($busy - ${server/-/0}) * 1000000 / $tck - $client * 1000000) / $n" | bc)
   CPU_P[$1]+="$(( rest < 0 ? 0 : rest )) "
 }
+# Blocks PostgreSQL read from outside its shared buffers (the page cache, or
+# the disk when the page cache was reclaimed): a lookup touches several
+# tables where the ceiling reads one row, so a small shared_buffers or a
+# cold page cache weighs on both, and more on us. Read once the run's
+# sessions have ended and flushed their statistics.
 blocks_read() { psqlq -c "SELECT blks_read FROM pg_stat_database WHERE datname = current_database()"; }
 per_request() { # per_request DELTA REQUESTS
   if [ "${2:-0}" -gt 0 ]; then echo "scale=2; $1 / $2" | bc; else echo -; fi
