@@ -82,6 +82,13 @@ func observe(log *slog.Logger, m *Metrics) func(http.Handler) http.Handler {
 			sw := &statusWriter{ResponseWriter: w}
 			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 			next.ServeHTTP(sw, r)
+			// An answer of known length is complete: send it before the
+			// metrics and the access line, so the client does not wait for
+			// them (docs/benchmarks.md, "Where each request's CPU goes").
+			// Without a length, a flush here would make the answer chunked.
+			if sw.Header().Get("Content-Length") != "" {
+				_ = http.NewResponseController(sw).Flush()
+			}
 
 			elapsed := time.Since(start)
 			route := "unmatched"

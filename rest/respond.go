@@ -25,9 +25,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, body)
 }
 
-// writeBody writes an encoded JSON body with status.
+// writeBody writes an encoded JSON body with status. Its length goes in the
+// header, so the answer can be sent whole before the access line is
+// written (observe).
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

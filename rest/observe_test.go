@@ -1,0 +1,81 @@
+package rest_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
+)
+
+// TestAnswerBeforeAccessLine: a JSON answer carries its length and reaches
+// the client before the access line is written. The log handler below holds
+// the access line until the client has read the whole answer; were the
+// answer sent after the line, the client would get it only once the
+// handler gave up waiting, and the test fails.
+func TestAnswerBeforeAccessLine(t *testing.T) {
+	d, _ := dbtest.New(t)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	read := make(chan struct{})
+	waited := make(chan bool, 1)
+	log := slog.New(accessLineHandler{read: read, waited: waited})
+	srv := httptest.NewServer(rest.NewRouter(rest.Deps{Service: svc, Logger: log}))
+	defer srv.Close()
+
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(read)
+	if string(body) != `{"status":"ok"}` || resp.Header.Get("Content-Length") != strconv.Itoa(len(body)) ||
+		len(resp.TransferEncoding) != 0 {
+		t.Errorf("answer: %s, Content-Length %q, Transfer-Encoding %v", body, resp.Header.Get("Content-Length"), resp.TransferEncoding)
+	}
+	select {
+	case ok := <-waited:
+		if !ok {
+			t.Error("the access line was written before the client had the answer")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no access line")
+	}
+}
+
+// accessLineHandler holds the access line ("request") until read is closed,
+// for at most 3 s, and says on waited whether read came first.
+type accessLineHandler struct {
+	read   chan struct{}
+	waited chan bool
+}
+
+func (accessLineHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h accessLineHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "request" {
+		return nil
+	}
+	select {
+	case <-h.read:
+		h.waited <- true
+	case <-time.After(3 * time.Second):
+		h.waited <- false
+	}
+	return nil
+}
+
+func (h accessLineHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h accessLineHandler) WithGroup(string) slog.Handler      { return h }
