@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -46,8 +47,7 @@ func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 	w.Header().Set("Content-Type", contentType)
 	start := graphql.Now()
 	fail := func(f *fault.Error) {
-		w.WriteHeader(f.Status())
-		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{{Err: f, Message: f.Message}}))
+		writeResponse(w, f.Status(), exec.DispatchError(ctx, gqlerror.List{{Err: f, Message: f.Message}}))
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		fail(fault.Invalid(constraintJSONType))
@@ -74,12 +74,11 @@ func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 
 	rc, opErr := exec.CreateOperationContext(ctx, &params)
 	if opErr != nil {
-		w.WriteHeader(protocolStatus(contentType, opErr))
-		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
+		writeResponse(w, protocolStatus(contentType, opErr), exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, responses(ctx))
+	writeResponse(w, 0, responses(ctx))
 }
 
 const (
@@ -121,10 +120,17 @@ func protocolStatus(contentType string, errs gqlerror.List) int {
 	return http.StatusUnprocessableEntity
 }
 
-func writeResponse(w io.Writer, resp *graphql.Response) {
+// writeResponse writes an answer with status (0: as refusalStatus decides
+// on the first write) and its length, so the router sends it before the
+// access line, as it does REST's.
+func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
 	b, err := json.Marshal(resp)
 	if err != nil {
 		b = []byte(`{"errors":[{"message":"` + fault.MsgUnexpected + `","extensions":{"code":"INTERNAL_SERVER_ERROR","status":500}}]}`)
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	if status != 0 {
+		w.WriteHeader(status)
 	}
 	_, _ = w.Write(b)
 }

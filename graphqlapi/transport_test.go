@@ -3,6 +3,7 @@ package graphqlapi_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,11 @@ func TestPOSTTransport(t *testing.T) {
 			}
 			if rec.Code != c.status || !strings.Contains(rec.Body.String(), c.contains) || rec.Header().Get("Content-Type") != wantType {
 				t.Errorf("%d %s %s, want %d %s with %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body, c.status, wantType, c.contains)
+			}
+			// The length, as sent with the status: the router sends a
+			// complete answer before its access line.
+			if got := rec.Result().Header.Get("Content-Length"); got != strconv.Itoa(rec.Body.Len()) {
+				t.Errorf("Content-Length %q for a body of %d bytes", got, rec.Body.Len())
 			}
 		})
 	}
