@@ -86,27 +86,27 @@ func (p *Prepared) Close() error {
 	return nil
 }
 
-// Counted wraps a queryer and calls onQuery once per statement sent, so
-// metrics and tests can count SQL round trips.
+// Counted wraps a queryer and calls OnQuery with each statement it sends,
+// so metrics and tests can count SQL round trips (and tests see which).
 type Counted struct {
 	Q       sqlx.QueryerContext
-	OnQuery func()
+	OnQuery func(query string)
 }
 
 // QueryContext counts and runs the query.
 func (c Counted) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	c.OnQuery()
+	c.OnQuery(query)
 	return c.Q.QueryContext(ctx, query, args...)
 }
 
 // QueryxContext counts and runs the query.
 func (c Counted) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
-	c.OnQuery()
+	c.OnQuery(query)
 	return c.Q.QueryxContext(ctx, query, args...)
 }
 
 // QueryRowxContext counts and runs the query.
 func (c Counted) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
-	c.OnQuery()
+	c.OnQuery(query)
 	return c.Q.QueryRowxContext(ctx, query, args...)
 }

@@ -68,6 +68,11 @@ type SimplesRow struct {
 const companyColumns = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
 	s.root AS simples_root, s.simples_optant, s.simples_since, s.simples_until, s.simei_optant, s.simei_since, s.simei_until`
 
+// companyColumnsWithoutSimples are companyColumns where the Simples row is
+// not read: its columns null, so its company's Simples is unknown.
+const companyColumnsWithoutSimples = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
+	NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+
 // selectRows runs query and scans every row into a T through dest, which
 // lists the row's fields in the query's column order. Scanning by hand, not
 // by reflection, matters here: companies have thousands of offices and
@@ -258,6 +263,10 @@ type MembershipPageKey struct {
 	AfterRoot     string
 	AfterPosition int
 	First         int
+	// What the page's reader will not show, and so need not be read: the
+	// person's membership count (Total is then 0), and the companies'
+	// Simples rows (their Simples is then unknown). The zero key reads both.
+	NoTotal, NoSimples bool
 }
 
 // MembershipPageRows is a page of a person's memberships, with one row more
@@ -271,16 +280,15 @@ type MembershipPageRows struct {
 // QueryMembershipPages returns the asked pages in one statement: each key
 // reads only its page through the (person_id, root, position) index, so a
 // person who is a member of thousands of companies costs a page, not all.
+// The statement counts the memberships, and reads the companies' Simples,
+// only when some key asks for them: a GraphQL page that shows neither (the
+// nested query's usual one) skips a count and a probe per membership.
 func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []MembershipPageKey) (map[MembershipPageKey]MembershipPageRows, error) {
-	const query = `SELECT k.i, t.total, m.position, m.person_id, m.root, m.role, m.since, ` + companyColumns + `
-FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS k(person_id, after_root, after_pos, lim, i)
-CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t
-LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
-	WHERE m.person_id = k.person_id AND (m.root, m.position) > (k.after_root COLLATE "C", k.after_pos)
-	ORDER BY m.root, m.position LIMIT k.lim) m ON true
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
-LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
-ORDER BY k.i, m.root, m.position`
+	total, simples := false, false
+	for _, k := range keys {
+		total, simples = total || !k.NoTotal, simples || !k.NoSimples
+	}
+	query := membershipPagesSQL[membershipPagesVariant(total, simples)]
 	n := len(keys)
 	persons, afterRoots, afterPositions, limits := make([]string, n), make([]string, n), make([]int64, n), make([]int64, n)
 	for i, k := range keys {
@@ -316,6 +324,48 @@ ORDER BY k.i, m.root, m.position`
 		out[k] = p
 	}
 	return out, nil
+}
+
+// membershipPagesSQL are QueryMembershipPages' statements, by
+// membershipPagesVariant: with or without the count, with or without the
+// Simples rows (their columns then null).
+var membershipPagesSQL = func() (v [4]string) {
+	for _, total := range []bool{false, true} {
+		for _, simples := range []bool{false, true} {
+			count, columns, join := "0", companyColumnsWithoutSimples, ""
+			if total {
+				count = "t.total"
+			}
+			if simples {
+				columns, join = companyColumns, "\nLEFT JOIN "+LiveSchema+".simples s ON s.root = m.root"
+			}
+			q := `SELECT k.i, ` + count + `, m.position, m.person_id, m.root, m.role, m.since, ` + columns + `
+FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS k(person_id, after_root, after_pos, lim, i)`
+			if total {
+				q += `
+CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t`
+			}
+			q += `
+LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
+	WHERE m.person_id = k.person_id AND (m.root, m.position) > (k.after_root COLLATE "C", k.after_pos)
+	ORDER BY m.root, m.position LIMIT k.lim) m ON true
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root` + join + `
+ORDER BY k.i, m.root, m.position`
+			v[membershipPagesVariant(total, simples)] = q
+		}
+	}
+	return v
+}()
+
+func membershipPagesVariant(total, simples bool) int {
+	i := 0
+	if total {
+		i += 2
+	}
+	if simples {
+		i++
+	}
+	return i
 }
 
 // SimplesPeriodRow is a closed enrolment period.

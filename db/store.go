@@ -32,8 +32,8 @@ type Store struct {
 
 // StoreOptions tunes a Store.
 type StoreOptions struct {
-	// OnQuery is called once per SQL statement a lookup sends.
-	OnQuery func()
+	// OnQuery is called with each SQL statement a lookup sends.
+	OnQuery func(query string)
 	// CatalogInterval is how often the live snapshot is re-checked (default 2s).
 	CatalogInterval time.Duration
 }

@@ -42,6 +42,7 @@ type server struct {
 
 	mu         sync.Mutex
 	statements []string // the store functions that sent each statement
+	sql        []string // and each statement's text
 }
 
 type serverOptions struct {
@@ -63,10 +64,11 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 	t.Helper()
 	var n atomic.Int64
 	s := &server{db: d, roundTrips: &n}
-	store := db.NewStore(d, db.StoreOptions{OnQuery: func() {
+	store := db.NewStore(d, db.StoreOptions{OnQuery: func(query string) {
 		n.Add(1)
 		s.mu.Lock()
 		s.statements = append(s.statements, time.Now().Format("15:04:05.000")+" "+storeCaller())
+		s.sql = append(s.sql, query)
 		s.mu.Unlock()
 	}})
 	if so.search == nil {
@@ -112,7 +114,16 @@ func (s *server) takeStatements() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.statements
-	s.statements = nil
+	s.statements, s.sql = nil, nil
+	return out
+}
+
+// takeSQL returns and forgets the text of the statements sent so far.
+func (s *server) takeSQL() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.sql
+	s.statements, s.sql = nil, nil
 	return out
 }
 

@@ -102,6 +102,7 @@ func (r *Resolver) officePage(ctx context.Context, c *model.Company, first *int,
 func (r *Resolver) membershipPage(ctx context.Context, p *model.Person, first *int, after *string) (*graph.MembershipConnection, error) {
 	var cs service.Constraints
 	q := service.MembershipPageQuery{First: cs.ParsePageSize("first", first)}
+	q.NoTotal, q.NoSimples = !selectsMembershipTotal(ctx), !selectsMembershipSimples(ctx)
 	if after != nil {
 		var ok bool
 		if q.AfterRoot, q.AfterPosition, ok = parseMembershipCursor(*after); !ok {
@@ -129,6 +130,52 @@ func (r *Resolver) membershipPage(ctx context.Context, p *model.Person, first *i
 		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor
 	}
 	return conn, nil
+}
+
+// selectsMembershipTotal reports whether the current MembershipConnection
+// field selects totalCount, which costs a count of the person's memberships.
+func selectsMembershipTotal(ctx context.Context) bool {
+	for _, f := range graphql.CollectFieldsCtx(ctx, []string{"MembershipConnection"}) {
+		if f.Name == "totalCount" {
+			return true
+		}
+	}
+	return false
+}
+
+// selectsMembershipSimples reports whether the current MembershipConnection
+// field selects, under nodes or edges.node, the company's simples or simei,
+// which cost a read of each company's Simples row.
+func selectsMembershipSimples(ctx context.Context) bool {
+	op := graphql.GetOperationContext(ctx)
+	inCompany := func(membership ast.SelectionSet) bool {
+		for _, m := range graphql.CollectFields(op, membership, []string{"Membership"}) {
+			if m.Name != "company" {
+				continue
+			}
+			for _, c := range graphql.CollectFields(op, m.Selections, []string{"Company"}) {
+				if c.Name == "simples" || c.Name == "simei" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, []string{"MembershipConnection"}) {
+		switch f.Name {
+		case "nodes":
+			if inCompany(f.Selections) {
+				return true
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{"MembershipEdge"}) {
+				if e.Name == "node" && inCompany(e.Selections) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // summaryFields are the Office fields an office summary (the company's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
@@ -159,4 +160,99 @@ func (s *server) restGet(t testing.TB, target string) []byte {
 		t.Fatalf("%s: %d %s", target, r.status, r.raw)
 	}
 	return r.raw
+}
+
+// TestMembershipPageReadsWhatIsShown: a page of memberships counts the
+// person's memberships only when the query shows totalCount, and reads the
+// companies' Simples rows only when it shows their simples or simei (under
+// nodes or edges, directly or through a fragment); what it shows is the
+// company lookup's Simples, and the count the person's memberships.
+func TestMembershipPageReadsWhatIsShown(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	p := dbtest.Person{Type: "NATURAL", TaxID: "***765433**", Name: "SOCIA DE DUAS"}
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.persons VALUES ($1,$2,$3,$4,'5',NULL)`, p.ID(), p.Type, p.TaxID, p.Name)
+	roots := []string{dbtest.AlphaRoot, dbtest.SerproRoot} // both with a Simples row
+	for _, root := range roots {
+		dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,9,$2,'49','2010-01-01',NULL,NULL)`, root, p.ID())
+	}
+	s := serverOver(t, d, serverOptions{})
+	vars := map[string]any{"id": p.ID()}
+	// The oracle: each company's Simples as its own lookup reads them.
+	want := map[string]any{}
+	for _, root := range roots {
+		r := s.post(t, `query($id: ID!) { company(id: $id) { simples { optant since } simei { optant since } } }`,
+			map[string]any{"id": root}).ok(t)
+		want[root] = at(t, r.Data, "company")
+	}
+	// The page statements of a query: one, unless a slow run splits the
+	// last case's two pages into two batches.
+	pageStatements := func() string {
+		t.Helper()
+		var found []string
+		for _, q := range s.takeSQL() {
+			if strings.Contains(q, "WITH ORDINALITY AS k(person_id") {
+				found = append(found, q)
+			}
+		}
+		if len(found) == 0 {
+			t.Fatal("no membership page statement")
+		}
+		return strings.Join(found, "\n")
+	}
+	const counts, joinsSimples = "count(*)", ".simples s ON"
+	for _, c := range []struct {
+		name, query    string
+		total, simples bool
+		companies      func(conn any) []any // the page's companies
+	}{
+		{"neither", `query($id: ID!) { person(id: $id) { membership { nodes { company { id name } } } } }`, false, false, nil},
+		{"totalCount", `query($id: ID!) { person(id: $id) { membership { totalCount nodes { company { id } } } } }`, true, false, nil},
+		{"simples under nodes", `query($id: ID!) { person(id: $id) { membership {
+			nodes { company { id simples { optant since } simei { optant since } } } } } }`, false, true,
+			func(conn any) []any { return at(t, conn, "nodes").([]any) }},
+		{"simei through a fragment under edges", `query($id: ID!) { person(id: $id) { membership {
+			totalCount edges { node { ...M } } } } }
+			fragment M on Membership { company { id simples { optant since } simei { optant since } } }`, true, true,
+			func(conn any) []any {
+				var out []any
+				for _, e := range at(t, conn, "edges").([]any) {
+					out = append(out, at(t, e, "node"))
+				}
+				return out
+			}},
+		{"one page of two that shows totalCount", `query($id: ID!) { person(id: $id) {
+			membership { totalCount } lean: membership(first: 1) { nodes { company { id } } } } }`, true, false, nil},
+	} {
+		s.takeSQL()
+		conn := at(t, s.post(t, c.query, vars).ok(t).Data, "person", "membership")
+		q := pageStatements()
+		if got := strings.Contains(q, counts); got != c.total {
+			t.Errorf("%s: the statement counts: %v, want %v", c.name, got, c.total)
+		}
+		if got := strings.Contains(q, joinsSimples); got != c.simples {
+			t.Errorf("%s: the statement reads Simples: %v, want %v", c.name, got, c.simples)
+		}
+		if c.total {
+			if n := at(t, conn, "totalCount"); n != json.Number("2") {
+				t.Errorf("%s: totalCount = %v, want 2", c.name, n)
+			}
+		}
+		if c.companies == nil {
+			continue
+		}
+		nodes := c.companies(conn)
+		if len(nodes) != len(roots) {
+			t.Fatalf("%s: %d memberships, want %d", c.name, len(nodes), len(roots))
+		}
+		for _, n := range nodes {
+			company := at(t, n, "company").(map[string]any)
+			id := company["id"].(string)
+			for _, f := range []string{"simples", "simei"} {
+				if got, w := fmt.Sprint(company[f]), fmt.Sprint(at(t, want[id], f)); got != w {
+					t.Errorf("%s: company %s %s = %s, the company lookup %s", c.name, id, f, got, w)
+				}
+			}
+		}
+	}
 }

@@ -19,7 +19,7 @@ func setup(t *testing.T) (*loaders.Loaders, *atomic.Int64, context.Context) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
 	var n atomic.Int64
-	store := db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }})
+	store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { n.Add(1) }})
 	ctx := context.Background()
 	if _, err := store.Catalog.Current(ctx); err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func newServer(t testing.TB) *server {
 
 func serverOver(t testing.TB, d *sqlx.DB, timeout time.Duration) *server {
 	var n atomic.Int64
-	store := db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }})
+	store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { n.Add(1) }})
 	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout, CORSOrigins: []string{"https://app.example.com"}})
 	return &server{h: h, db: d, roundTrips: &n}

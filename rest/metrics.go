@@ -48,7 +48,7 @@ func NewMetrics(pool *sql.DB) *Metrics {
 }
 
 // RoundTrip counts one SQL statement; give it to db.StoreOptions.OnQuery.
-func (m *Metrics) RoundTrip() { m.roundTrips.Inc() }
+func (m *Metrics) RoundTrip(string) { m.roundTrips.Inc() }
 
 func (m *Metrics) observe(route, method string, status int, elapsed time.Duration) {
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()

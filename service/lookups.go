@@ -328,7 +328,8 @@ type MembershipPage = db.MembershipPage
 // person) this is a person lookup.
 func (s *Service) PersonMemberships(ctx context.Context, p *model.Person, q MembershipPageQuery) (MembershipPage, error) {
 	return edge(ctx, s, p.Scope == model.ScopePerson, KindPerson, func() (MembershipPage, error) {
-		key := db.MembershipPageKey{PersonID: p.ID, First: q.First, AfterRoot: q.AfterRoot, AfterPosition: q.AfterPosition}
+		key := db.MembershipPageKey{PersonID: p.ID, First: q.First, AfterRoot: q.AfterRoot, AfterPosition: q.AfterPosition,
+			NoTotal: q.NoTotal, NoSimples: q.NoSimples}
 		page, err := s.loaders(ctx).MembershipPages.Load(ctx, key)()
 		if err != nil {
 			return MembershipPage{}, storeErr(err, "")

@@ -107,6 +107,9 @@ type MembershipPageQuery struct {
 	First         int
 	AfterRoot     string
 	AfterPosition int
+	// NoTotal and NoSimples: the caller will not show the person's
+	// membership count, or the companies' Simples (db.MembershipPageKey).
+	NoTotal, NoSimples bool
 }
 
 // Constraints collects one readable sentence per violated rule, so that a

@@ -46,7 +46,7 @@ func BenchmarkCachedOffice(b *testing.B) {
 		dbtest.LoadFixture(b, d)
 		d.SetMaxOpenConns(16) // as the edge's
 		var n atomic.Int64
-		svc := service.New(db.NewStore(d, db.StoreOptions{OnQuery: func() { n.Add(1) }}),
+		svc := service.New(db.NewStore(d, db.StoreOptions{OnQuery: func(string) { n.Add(1) }}),
 			service.Options{Now: func() time.Time { return now }})
 		run(b, rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second}), &n)
 	})

@@ -146,7 +146,7 @@ func newEdge(t testing.TB, upstreamURL string, o edgeOptions) *edge {
 	}
 	b := &edge{db: d}
 	b.clock.Store(now.UnixNano())
-	b.store = db.NewStore(d, db.StoreOptions{OnQuery: func() { b.queries.Add(1) }})
+	b.store = db.NewStore(d, db.StoreOptions{OnQuery: func(string) { b.queries.Add(1) }})
 	svc := service.New(b.store, service.Options{
 		Source: client,
 		Now:    func() time.Time { return time.Unix(0, b.clock.Load()).UTC() },
