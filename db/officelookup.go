@@ -17,16 +17,26 @@ import (
 // when asked, the overlay's records of the tax id. A batch of lookups
 // (GraphQL's) goes through the loaders instead.
 
-const officeLookupColumns = `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
+// officeLookupSQL are the statements by officeLookupVariant: with or
+// without the overlay's records, with or without the company's Simples row
+// (its columns then null: an office lookup without `simples` does not show
+// it, and skips a probe).
+var officeLookupSQL = func() (v [4]string) {
+	for _, overlay := range []bool{false, true} {
+		for _, simples := range []bool{false, true} {
+			company, join := companyColumnsWithoutSimples, ""
+			if simples {
+				company, join = companyColumns, `
+LEFT JOIN `+LiveSchema+`.simples s ON s.root = o.root`
+			}
+			columns := `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
 	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
 	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
-	` + companyColumns + `,
+	` + company + `,
 	m.root, m.position, m.role, m.since, m.p_id, m.p_type, m.p_tax_id, m.p_name, m.p_age, m.p_country,
 	m.a_id, m.a_type, m.a_tax_id, m.a_name, m.a_age, m.a_country, m.agent_role`
-
-const officeLookupJoins = `
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
-LEFT JOIN ` + LiveSchema + `.simples s ON s.root = o.root
+			joins := `
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root` + join + `
 LEFT JOIN LATERAL (
 	SELECT m.root, m.position, m.role, m.since,
 		p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
@@ -37,19 +47,34 @@ LEFT JOIN LATERAL (
 	LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
 	WHERE m.root = o.root
 	ORDER BY m.position) m ON true`
-
-// qOfficeLookup reads the snapshot only.
-const qOfficeLookup = `SELECT ` + officeLookupColumns + `
-FROM ` + LiveSchema + `.offices o` + officeLookupJoins + `
+			q := `SELECT ` + columns + `
+FROM ` + LiveSchema + `.offices o` + joins + `
 WHERE o.tax_id = $1`
-
-// qOfficeLookupOverlay also reads the overlay, driven by the tax id so that
-// a record fetched online for an office the snapshot lacks is read too.
-const qOfficeLookupOverlay = `SELECT ` + officeLookupColumns + `,
+			if overlay {
+				// Driven by the tax id, so that a record fetched online
+				// for an office the snapshot lacks is read too.
+				q = `SELECT ` + columns + `,
 	(SELECT json_agg(json_build_object('portal', r.portal, 'updated', r.updated, 'body', r.body))
 	 FROM overlay_records r WHERE r.tax_id = $1)
 FROM (SELECT $1::text COLLATE "C" AS tax_id) k
-LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + officeLookupJoins
+LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + joins
+			}
+			v[officeLookupVariant(overlay, simples)] = q
+		}
+	}
+	return v
+}()
+
+func officeLookupVariant(overlay, simples bool) int {
+	i := 0
+	if overlay {
+		i += 2
+	}
+	if simples {
+		i++
+	}
+	return i
+}
 
 // OfficeLookup is what the office lookup reads for one tax id.
 type OfficeLookup struct {
@@ -75,17 +100,15 @@ func (m *memberColumns) appendDest(d []any) []any {
 		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole)
 }
 
-// OfficeLookup reads taxID's office, company, Simples and members, and with
-// overlay the overlay's records of the tax id, in one statement.
-func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay bool) (OfficeLookup, error) {
+// OfficeLookup reads taxID's office, company and members, with simples its
+// company's Simples (without, the company's Simples and Simei are nil), and
+// with overlay the overlay's records of the tax id, in one statement.
+func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples bool) (OfficeLookup, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return OfficeLookup{}, err
 	}
-	query := qOfficeLookup
-	if overlay {
-		query = qOfficeLookupOverlay
-	}
+	query := officeLookupSQL[officeLookupVariant(overlay, simples)]
 	rs, err := s.Q.QueryxContext(ctx, query, taxID)
 	if err != nil {
 		return OfficeLookup{}, fmt.Errorf("query office lookup: %w", err)
@@ -118,6 +141,9 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay bool) (O
 				o, err := s.office(ctx, codes, &office)
 				if err != nil {
 					return OfficeLookup{}, err
+				}
+				if !simples {
+					o.Company.Simples, o.Company.Simei = nil, nil
 				}
 				out.Office = &o
 			}

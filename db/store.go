@@ -259,6 +259,11 @@ func (s *Store) MembershipPages(ctx context.Context, keys []MembershipPageKey) (
 	out := make(map[MembershipPageKey]MembershipPage, len(pages))
 	for k, p := range pages {
 		memberships, hasNext := cutPage(p.Rows, k.First, codes.membership)
+		if k.NoSimples { // not read, or read for another key of the batch
+			for i := range memberships {
+				memberships[i].Company.Simples, memberships[i].Company.Simei = nil, nil
+			}
+		}
 		out[k] = MembershipPage{Total: p.Total, Memberships: memberships,
 			Positions: p.Positions[:len(memberships)], HasNext: hasNext}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +31,9 @@ type server struct {
 	h          http.Handler
 	db         *sqlx.DB
 	roundTrips *atomic.Int64
+
+	mu  sync.Mutex
+	sql []string // the statements sent, for takeSQL
 }
 
 // now is the fixed clock of the tests: 10 days after the fixture's data.
@@ -44,10 +48,25 @@ func newServer(t testing.TB) *server {
 
 func serverOver(t testing.TB, d *sqlx.DB, timeout time.Duration) *server {
 	var n atomic.Int64
-	store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { n.Add(1) }})
+	s := &server{db: d, roundTrips: &n}
+	store := db.NewStore(d, db.StoreOptions{OnQuery: func(query string) {
+		n.Add(1)
+		s.mu.Lock()
+		s.sql = append(s.sql, query)
+		s.mu.Unlock()
+	}})
 	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
-	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout, CORSOrigins: []string{"https://app.example.com"}})
-	return &server{h: h, db: d, roundTrips: &n}
+	s.h = rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout, CORSOrigins: []string{"https://app.example.com"}})
+	return s
+}
+
+// takeSQL returns and forgets the statements sent so far.
+func (s *server) takeSQL() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.sql
+	s.sql = nil
+	return out
 }
 
 type response struct {

@@ -377,3 +377,51 @@ func TestOfficeLinks(t *testing.T) {
 	}
 	assertError(t, plain.get(t, "/office/"+dbtest.SerproBranch+"?links=OFFICE_MAP"), 503, fault.MsgMapNotConfigured)
 }
+
+// TestOfficeReadsSimplesWhenAsked: the office lookup reads the company's
+// Simples row, in its one statement, only when the answer shows it
+// (simples=true); without, the answer has no simples or simei, and neither
+// has the registry record (/rfb), which never shows them. With it, the
+// answer's Simples are /simples'.
+func TestOfficeReadsSimplesWhenAsked(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	const joinsSimples = ".simples s ON"
+	simples := s.get(t, "/simples?taxId="+dbtest.AlphaTaxID).object(t)
+	for _, c := range []struct {
+		target string
+		reads  bool
+	}{
+		{"/office/" + dbtest.AlphaTaxID + "?simples=true", true},
+		{"/office/" + dbtest.AlphaTaxID, false},
+		{"/office/" + dbtest.AlphaTaxID + "?simples=false", false},
+		{"/rfb?taxId=" + dbtest.AlphaTaxID, false},
+	} {
+		s.takeSQL()
+		r := s.get(t, c.target)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", c.target, r.status, r.body)
+		}
+		statements := s.takeSQL()
+		if len(statements) != 1 {
+			t.Fatalf("%s: %d statements, want 1", c.target, len(statements))
+		}
+		if got := strings.Contains(statements[0], joinsSimples); got != c.reads {
+			t.Errorf("%s: the statement reads Simples: %v, want %v", c.target, got, c.reads)
+		}
+		o := r.object(t)
+		company, _ := o["company"].(map[string]any)
+		if company == nil {
+			company = o // /rfb: the registry's own shape
+		}
+		for _, regime := range []string{"simples", "simei"} {
+			v, shown := company[regime]
+			if shown != c.reads {
+				t.Errorf("%s: %s shown: %v, want %v", c.target, regime, shown, c.reads)
+			}
+			if shown && fmt.Sprint(v) != fmt.Sprint(simples[regime]) {
+				t.Errorf("%s: %s %v, /simples %v", c.target, regime, v, simples[regime])
+			}
+		}
+	}
+}

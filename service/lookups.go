@@ -22,7 +22,7 @@ func (s *Service) Office(ctx context.Context, q OfficeQuery) (model.Office, erro
 }
 
 func (s *Service) office(ctx context.Context, b *bill, q OfficeQuery) (model.Office, error) {
-	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, true, q.Simples && q.SimplesHistory)
+	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, reads{members: true, simples: q.Simples, history: q.Simples && q.SimplesHistory})
 	if err != nil {
 		return model.Office{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Service) Registry(ctx context.Context, q RegistryQuery) (model.Office, 
 }
 
 func (s *Service) registry(ctx context.Context, b *bill, q RegistryQuery) (model.Office, error) {
-	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, true, false)
+	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, reads{members: true})
 	if err != nil {
 		return model.Office{}, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) Simples(ctx context.Context, q SimplesQuery) (model.SimplesRec
 }
 
 func (s *Service) simples(ctx context.Context, b *bill, q SimplesQuery) (model.SimplesRecord, error) {
-	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, false, q.History)
+	lk, err := s.begin(ctx, b, q.TaxID, q.Cache, reads{simples: true, history: q.History})
 	if err != nil {
 		return model.SimplesRecord{}, err
 	}

@@ -139,11 +139,16 @@ type lookup struct {
 	history func() (db.SimplesHistory, error)
 }
 
-// begin starts the reads a lookup needs: the snapshot's office (with members
-// for the registry portal, Simples history when asked) through the loaders,
-// and meanwhile, when the source serves some portal, the overlay rows of
-// every portal in one query. ONLINE reads nothing: every portal goes online.
-func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQuery, members, history bool) (*lookup, error) {
+// reads is what a lookup reads of the snapshot beside the office and its
+// company: the members (the registry portal), the company's Simples row
+// (the Simples portal), its closed Simples periods.
+type reads struct{ members, simples, history bool }
+
+// begin starts the reads a lookup needs: the snapshot's office (with what r
+// asks for) through the loaders, and meanwhile, when the source serves some
+// portal, the overlay rows of every portal in one query. ONLINE reads
+// nothing: every portal goes online.
+func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQuery, r reads) (*lookup, error) {
 	lk := &lookup{s: s, bill: b, taxID: taxID, cq: cq, now: s.now()}
 	var err error
 	if lk.codes, err = s.codes(ctx); err != nil {
@@ -152,34 +157,36 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 	if cq.Strategy == Online {
 		return lk, nil
 	}
-	if lk.codes != nil && members && (!s.batches(ctx) || alone(ctx)) {
+	if lk.codes != nil && r.members && (!s.batches(ctx) || alone(ctx)) {
 		// Nothing to batch with: the office, its company, members and
 		// overlay records in one statement.
-		r, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay)
+		found, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay, r.simples)
 		if err != nil {
 			return nil, storeErr(err, "")
 		}
 		lk.office = func() (model.Office, error) {
-			if r.Office == nil {
+			if found.Office == nil {
 				return model.Office{}, &db.NotFoundError{What: "office", Key: string(taxID)}
 			}
-			return *r.Office, nil
+			return *found.Office, nil
 		}
-		lk.members = func() ([]model.Member, error) { return r.Members, nil }
-		if history {
+		lk.members = func() ([]model.Member, error) { return found.Members, nil }
+		if r.history {
 			lk.history = s.loaders(ctx).SimplesHistory.Load(ctx, string(taxID.Root()))
 		}
-		lk.overlay = r.Overlay
+		lk.overlay = found.Overlay
 		return lk, nil
 	}
 	if lk.codes != nil {
+		// The loaders' offices come with their Simples whatever r says:
+		// the batch is shared.
 		l := s.loaders(ctx)
 		root := string(taxID.Root())
 		lk.office = l.Offices.Load(ctx, string(taxID))
-		if members {
+		if r.members {
 			lk.members = l.Members.Load(ctx, root)
 		}
-		if history {
+		if r.history {
 			lk.history = l.SimplesHistory.Load(ctx, root)
 		}
 	}
