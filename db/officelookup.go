@@ -11,16 +11,16 @@ import (
 )
 
 // The office lookup of one tax id in one statement (one round trip): the
-// office with its company and Simples, its company's members with their
+// office with its company (and its Simples when asked), its members with their
 // persons (one row per member, the office's columns repeated: members are
 // few, and PostgreSQL streams rows cheaper than it aggregates them), and,
 // when asked, the overlay's records of the tax id. A batch of lookups
 // (GraphQL's) goes through the loaders instead.
 
-// officeLookupSQL are the statements by officeLookupVariant: with or
-// without the overlay's records, with or without the company's Simples row
-// (its columns then null: an office lookup without `simples` does not show
-// it, and skips a probe).
+// officeLookupSQL are the statements, indexed by pick(overlay, simples):
+// with or without the overlay's records, with or without the company's
+// Simples row (its columns then null: an office lookup without `simples`
+// does not show it, and skips a probe).
 var officeLookupSQL = func() (v [4]string) {
 	for _, overlay := range []bool{false, true} {
 		for _, simples := range []bool{false, true} {
@@ -59,22 +59,11 @@ WHERE o.tax_id = $1`
 FROM (SELECT $1::text COLLATE "C" AS tax_id) k
 LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + joins
 			}
-			v[officeLookupVariant(overlay, simples)] = q
+			v[pick(overlay, simples)] = q
 		}
 	}
 	return v
 }()
-
-func officeLookupVariant(overlay, simples bool) int {
-	i := 0
-	if overlay {
-		i += 2
-	}
-	if simples {
-		i++
-	}
-	return i
-}
 
 // OfficeLookup is what the office lookup reads for one tax id.
 type OfficeLookup struct {
@@ -108,7 +97,7 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples
 	if err != nil {
 		return OfficeLookup{}, err
 	}
-	query := officeLookupSQL[officeLookupVariant(overlay, simples)]
+	query := officeLookupSQL[pick(overlay, simples)]
 	rs, err := s.Q.QueryxContext(ctx, query, taxID)
 	if err != nil {
 		return OfficeLookup{}, fmt.Errorf("query office lookup: %w", err)

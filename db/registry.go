@@ -288,7 +288,7 @@ func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []Mem
 	for _, k := range keys {
 		total, simples = total || !k.NoTotal, simples || !k.NoSimples
 	}
-	query := membershipPagesSQL[membershipPagesVariant(total, simples)]
+	query := membershipPagesSQL[pick(total, simples)]
 	n := len(keys)
 	persons, afterRoots, afterPositions, limits := make([]string, n), make([]string, n), make([]int64, n), make([]int64, n)
 	for i, k := range keys {
@@ -326,8 +326,8 @@ func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []Mem
 	return out, nil
 }
 
-// membershipPagesSQL are QueryMembershipPages' statements, by
-// membershipPagesVariant: with or without the count, with or without the
+// membershipPagesSQL are QueryMembershipPages' statements, indexed by
+// pick(total, simples): with or without the count, with or without the
 // Simples rows (their columns then null).
 var membershipPagesSQL = func() (v [4]string) {
 	for _, total := range []bool{false, true} {
@@ -351,18 +351,20 @@ LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
 	ORDER BY m.root, m.position LIMIT k.lim) m ON true
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root` + join + `
 ORDER BY k.i, m.root, m.position`
-			v[membershipPagesVariant(total, simples)] = q
+			v[pick(total, simples)] = q
 		}
 	}
 	return v
 }()
 
-func membershipPagesVariant(total, simples bool) int {
+// pick numbers the four combinations of two flags, 0 to 3: the index of a
+// statement among its variants.
+func pick(a, b bool) int {
 	i := 0
-	if total {
+	if a {
 		i += 2
 	}
-	if simples {
+	if b {
 		i++
 	}
 	return i
