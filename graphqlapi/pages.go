@@ -148,8 +148,8 @@ func selectsMembershipTotal(ctx context.Context) bool {
 // which cost a read of each company's Simples row.
 func selectsMembershipSimples(ctx context.Context) bool {
 	op := graphql.GetOperationContext(ctx)
-	inCompany := func(membership ast.SelectionSet) bool {
-		for _, m := range graphql.CollectFields(op, membership, []string{"Membership"}) {
+	for _, sel := range nodeSelections(ctx, "MembershipConnection", "MembershipEdge") {
+		for _, m := range graphql.CollectFields(op, sel, []string{"Membership"}) {
 			if m.Name != "company" {
 				continue
 			}
@@ -159,23 +159,29 @@ func selectsMembershipSimples(ctx context.Context) bool {
 				}
 			}
 		}
-		return false
 	}
-	for _, f := range graphql.CollectFieldsCtx(ctx, []string{"MembershipConnection"}) {
+	return false
+}
+
+// nodeSelections returns what the current connection field (of type
+// connection, its edges of type edge) selects of its nodes: under nodes,
+// and under edges.node.
+func nodeSelections(ctx context.Context, connection, edge string) []ast.SelectionSet {
+	op := graphql.GetOperationContext(ctx)
+	var out []ast.SelectionSet
+	for _, f := range graphql.CollectFieldsCtx(ctx, []string{connection}) {
 		switch f.Name {
 		case "nodes":
-			if inCompany(f.Selections) {
-				return true
-			}
+			out = append(out, f.Selections)
 		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"MembershipEdge"}) {
-				if e.Name == "node" && inCompany(e.Selections) {
-					return true
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{edge}) {
+				if e.Name == "node" {
+					out = append(out, e.Selections)
 				}
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // summaryFields are the Office fields an office summary (the company's
@@ -189,25 +195,10 @@ var summaryFields = map[string]bool{
 // selects, under nodes or edges.node, an Office field the summary lacks.
 func wantsFullOffices(ctx context.Context) bool {
 	op := graphql.GetOperationContext(ctx)
-	beyond := func(sel ast.SelectionSet) bool {
+	for _, sel := range nodeSelections(ctx, "OfficeConnection", "OfficeEdge") {
 		for _, f := range graphql.CollectFields(op, sel, []string{"Office"}) {
 			if !summaryFields[f.Name] {
 				return true
-			}
-		}
-		return false
-	}
-	for _, f := range graphql.CollectFieldsCtx(ctx, []string{"OfficeConnection"}) {
-		switch f.Name {
-		case "nodes":
-			if beyond(f.Selections) {
-				return true
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"OfficeEdge"}) {
-				if e.Name == "node" && beyond(e.Selections) {
-					return true
-				}
 			}
 		}
 	}
