@@ -265,7 +265,8 @@ type MembershipPageKey struct {
 	First         int
 	// What the page's reader will not show, and so need not be read: the
 	// person's membership count (Total is then 0), and the companies'
-	// Simples rows (their Simples is then unknown). The zero key reads both.
+	// Simples rows (their Simples and Simei are then nil). The zero key reads
+	// both.
 	NoTotal, NoSimples bool
 }
 
