@@ -56,3 +56,33 @@ func TestDecimal(t *testing.T) {
 		t.Error("null equity")
 	}
 }
+
+// TestCatalogReadsWordStatistics: the codes carry the companies' name
+// words as ANALYZE counted them, so a search knows a rare word from a
+// common one; before any ANALYZE, it knows neither and leaves the plan to
+// PostgreSQL.
+func TestCatalogReadsWordStatistics(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT lpad((90000000 + g)::text, 8, '0'), 'X', CASE WHEN g <= 5 THEN '{comum,raro}'::text[] ELSE '{comum}' END
+		FROM generate_series(1, 3000) g`)
+	ctx := context.Background()
+	// The codes are read once per live snapshot: an import analyzes its
+	// tables before the swap. Here each catalog reads the table as it is.
+	codes, err := db.NewStore(d, db.StoreOptions{}).Catalog.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if codes.RareCompanyWords([][]string{{"raro"}}) {
+		t.Fatal("before ANALYZE: a word is rare")
+	}
+	dbtest.MustExec(t, d, "ANALYZE cnpj.companies")
+	if codes, err = db.NewStore(d, db.StoreOptions{}).Catalog.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !codes.RareCompanyWords([][]string{{"raro"}}) || codes.RareCompanyWords([][]string{{"comum"}}) {
+		t.Fatalf("after ANALYZE: raro rare %v (want true), comum rare %v (want false)",
+			codes.RareCompanyWords([][]string{{"raro"}}), codes.RareCompanyWords([][]string{{"comum"}}))
+	}
+}

@@ -562,10 +562,11 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		if len(w.conds) == 0 {
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 		}
-		sh.branches = []branch{
-			{from: from(true), cond: wordsOf(w, "c.name_words", OpIn, w.names), after: after(true)},
-			alias,
+		names := branch{from: from(true), cond: wordsOf(w, "c.name_words", OpIn, w.names), after: after(true)}
+		if w.codes.RareCompanyWords(w.names) {
+			names.order = "o.tax_id || ''" // collected (Codes.RareCompanyWords)
 		}
+		sh.branches = []branch{names, alias}
 		return sh
 	})
 }

@@ -1,0 +1,35 @@
+package db
+
+import "testing"
+
+// TestRareCompanyWords: a names.in is collected when each of its values
+// has a word rare enough, by the statistics: a word's companies are its
+// frequency times the rows, a word not listed is rarer than the least
+// listed, and the bound is sqrt(1.1 rows) (940 of 806,000; 8,124 of 60M).
+func TestRareCompanyWords(t *testing.T) {
+	bench := &Codes{companyWords: &wordStats{
+		freq:  map[string]float64{"ltda": 0.35, "industrial": 0.0016, "palmital": 0.0005},
+		least: 0.00027, rows: 806000,
+	}}
+	registry := &Codes{companyWords: &wordStats{freq: map[string]float64{"comercio": 0.02, "padaria": 0.0001}, least: 0.00005, rows: 60e6}}
+	for _, c := range []struct {
+		name   string
+		codes  *Codes
+		values [][]string
+		rare   bool
+	}{
+		{"a listed rare word (403 companies)", bench, [][]string{{"palmital"}}, true},
+		{"a common word", bench, [][]string{{"ltda"}}, false},
+		{"a word above the bound (1,290)", bench, [][]string{{"industrial"}}, false},
+		{"a word not listed (under 218)", bench, [][]string{{"serpro"}}, true},
+		{"the rarest word bounds a value", bench, [][]string{{"ltda", "palmital"}}, true},
+		{"one common value among rare ones", bench, [][]string{{"palmital"}, {"ltda"}}, false},
+		{"no statistics", &Codes{}, [][]string{{"palmital"}}, false},
+		{"6,000 of 60M companies", registry, [][]string{{"padaria"}}, true},
+		{"1.2M of 60M companies", registry, [][]string{{"comercio"}}, false},
+	} {
+		if got := c.codes.RareCompanyWords(c.values); got != c.rare {
+			t.Errorf("%s: RareCompanyWords(%v) = %v, want %v", c.name, c.values, got, c.rare)
+		}
+	}
+}
