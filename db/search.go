@@ -813,7 +813,11 @@ func walkThenCollect(w *where, b branch, key, snap, after, limit string, i int, 
 	name := "walk" + strconv.Itoa(i)
 	scan := "SELECT * FROM " + LiveSchema + ".offices o"
 	if after != "" {
-		scan += " WHERE o.tax_id > " + after + " AND o.root >= left(" + after + ", 8)"
+		// One row comparison, which the index (root, tax_id) reads from
+		// the keyset on: as two conditions, PostgreSQL multiplied their
+		// shares, expected 471 offices after a key near the end where
+		// there were 26,359, and sorted them all (32 ms; walked, 1.4 ms).
+		scan += " WHERE (o.root, o.tax_id) > (left(" + after + ", 8), " + after + ")"
 	}
 	walked := branch{from: b.walk(name), cond: b.cond}
 	cte = name + " AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + "), " +
