@@ -822,6 +822,26 @@ func testPaging(t *testing.T, s *server, w world) {
 			t.Errorf("limit %d: %d offices (count %d), want %d", limit, len(got), count, len(want))
 		}
 	}
+	// A Simples filter joins the Simples rows, bounded by the page's key in
+	// the join: an office whose company has no row is still "not optant"
+	// on every page.
+	want = want[:0]
+	for _, o := range w.offices {
+		if o.Address.State == "RJ" && (o.Company.Simples == nil || !o.Company.Simples.Optant) {
+			want = append(want, o.TaxID)
+		}
+	}
+	var withoutRow int
+	if err := s.db.Get(&withoutRow, `SELECT count(*) FROM cnpj.offices o LEFT JOIN cnpj.simples r ON r.root = o.root
+		WHERE o.state = 'RJ' AND r.root IS NULL`); err != nil || withoutRow == 0 || withoutRow == len(want) {
+		t.Fatalf("the world's RJ offices not in the Simples: %d of %d without a row (%v), want some of each", withoutRow, len(want), err)
+	}
+	for _, limit := range []int{1, 7} {
+		got, count := s.walk(t, "/office", "company.simples.optant.eq=false&address.state.in=RJ", "taxId", limit)
+		if !slices.Equal(got, want) || count != len(want) {
+			t.Errorf("Simples, limit %d: %d offices (count %d), want %d", limit, len(got), count, len(want))
+		}
+	}
 	var persons []string
 	for _, p := range w.persons {
 		if p.Type == "LEGAL" {
