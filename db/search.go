@@ -755,18 +755,19 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 	// and read half of them when the matches sit together (887 offices
 	// of an e-mail domain, estimated right, read 512,749: 450 ms).
 	collect := p.Exact && p.Count <= int64(q.CollectBelow)
-	after := w.after
 	limit := w.arg(q.Limit + 1)
 	parts := make([]string, len(sh.branches))
-	walks := !collect && slices.ContainsFunc(sh.branches, func(b branch) bool { return b.walk != nil })
+	// A collected search walks none of its branches.
+	walked := func(b branch) bool { return b.walk != nil && !collect }
+	walks := slices.ContainsFunc(sh.branches, walked)
 	var with, others []string
 	for i, b := range sh.branches {
-		if b.walk != nil && walks {
+		if walked(b) {
 			continue // below, once the others are named
 		}
 		keyset := ""
-		if after != "" {
-			keyset = b.after(after)
+		if w.after != "" {
+			keyset = b.after(w.after)
 		}
 		if collect {
 			b.order = sh.key + " || ''"
@@ -783,9 +784,9 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 		}
 	}
 	for i, b := range sh.branches {
-		if b.walk != nil && walks {
+		if walked(b) {
 			var cte string
-			cte, parts[i] = walkThenCollect(w, b, sh.key, live, after, limit, i, others)
+			cte, parts[i] = walkThenCollect(w, b, sh.key, live, limit, i, others)
 			with = append(with, cte)
 		}
 	}
@@ -817,10 +818,10 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 // company names' first page of "bela" fills within 2,000 offices, its
 // aliases' did not (10 of 11), and the 6,720 aliases after were read and
 // sorted for nothing (30 ms).
-func walkThenCollect(w *where, b branch, key, snap, after, limit string, i int, others []string) (cte, part string) {
+func walkThenCollect(w *where, b branch, key, snap, limit string, i int, others []string) (cte, part string) {
 	name := "walk" + strconv.Itoa(i)
 	scan := "SELECT * FROM " + LiveSchema + ".offices o"
-	if after != "" {
+	if after := w.after; after != "" {
 		// One row comparison, which the index (root, tax_id) reads from
 		// the keyset on: as two conditions, PostgreSQL multiplied their
 		// shares, expected 471 offices after a key near the end where
