@@ -855,9 +855,20 @@ func errOr(ctx context.Context, err error) error {
 	return err
 }
 
+// countCostPerMillisecond is how much of PostgreSQL's plan cost a
+// millisecond of a count's budget buys: a count priced past the budget
+// times this is not started, as it would run out of the budget and say
+// the estimate after all. On the bench dump (auto_explain, the search
+// mix's first pages), the counts priced 500 to 2,700 took 0.3 to 2.2 ms,
+// and 81 of the 82 priced 8,800 to 17,000 (a name word with a state: a
+// hash join of the word's companies and the state's offices) ran out of
+// their 10 ms, a tenth of a core's time spent for nothing each.
+const countCostPerMillisecond = 1000
+
 // count is a first page's count, before its page. PostgreSQL estimates
 // the matches (its planner, from the table statistics: no row is read); a
-// search expected to have more than q.CountLimit says that estimate. One
+// search expected to have more than q.CountLimit, or whose count it prices
+// past q.CountBudget (countCostPerMillisecond), says that estimate. One
 // expected to have fewer is counted exactly if that takes at most
 // q.CountBudget, and says the estimate if not; a count that finds more
 // than the limit says the limit plus one. Counting reads every match
@@ -880,13 +891,15 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageL
 	var explained []struct {
 		Plan struct {
 			Rows float64 `json:"Plan Rows"`
+			Cost float64 `json:"Total Cost"`
 		}
 	}
 	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) == 0 {
 		return 0, false, nil, fmt.Errorf("search estimate: unexpected plan %q", plan)
 	}
 	estimate := int64(explained[0].Plan.Rows)
-	if estimate > int64(q.CountLimit) {
+	budget := max(q.CountBudget.Milliseconds(), 1)
+	if estimate > int64(q.CountLimit) || explained[0].Plan.Cost > float64(budget*countCostPerMillisecond) {
 		return estimate, false, nil, nil
 	}
 
@@ -895,7 +908,6 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageL
 		extra = append(extra, live())
 	}
 	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
-	budget := max(q.CountBudget.Milliseconds(), 1)
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
 		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}

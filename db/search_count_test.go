@@ -58,6 +58,39 @@ func TestCountBudget(t *testing.T) {
 	}
 }
 
+// TestCountPricedPastTheBudget: a search PostgreSQL expects to be small
+// (0.5 % of a million pairs: 5,000) but prices past what the budget buys
+// (countCostPerMillisecond) is not counted: the answer is the estimate.
+// The branch divides by zero on its first row, so a count that ran would
+// fail; with a budget that buys its price, it runs (and fails).
+func TestCountPricedPastTheBudget(t *testing.T) {
+	d := serverDB(t)
+	ctx := context.Background()
+	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 1000) a, generate_series(1, 1000) g", cond: "g / (g - g) + a = 1"}}}
+	for _, c := range []struct {
+		budget time.Duration
+		runs   bool
+	}{{time.Millisecond, false}, {time.Hour, true}} {
+		t.Run(c.budget.String(), func(t *testing.T) {
+			tx, err := d.BeginTxx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			n, exact, keys, err := count(ctx, tx, Search{CountLimit: 10000, CountBudget: c.budget}, sh, &where{}, 3, nil)
+			if c.runs {
+				if err == nil {
+					t.Fatalf("count %d exact %v: the count did not run", n, exact)
+				}
+				return
+			}
+			if err != nil || n != 5000 || exact || keys != nil {
+				t.Fatalf("count %d exact %v keys %v err %v, want the estimate 5000, not exact, no keys", n, exact, keys, err)
+			}
+		})
+	}
+}
+
 // TestCountPastTheLimit: a search PostgreSQL expects to be small (an
 // expression's equality: 0.5 % of 40 rows) that the count finds past the
 // limit says the limit plus one, a lower bound, and not exact.
