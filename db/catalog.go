@@ -53,11 +53,33 @@ type wordStats struct {
 // key order, read as in sequence) and walked 28,700 companies for a page
 // of "palmital" (309: 9 ms, collected 2.2 ms).
 func (c *Codes) RareCompanyWords(values [][]string) bool {
+	return c.companyWordsUnder(values, 1.1)
+}
+
+// StateWalkWords reports whether a names.in with one state should walk the
+// state's offices in key order, checking each office's alias and its
+// company's name (see SearchOffices), rather than collect the matches
+// through the GIN indexes: some value's words are each held by at least
+// sqrt(10 rows) companies (2,840 of 806,000). A walk reads about 11/n of
+// the state's offices for a word of n companies, at ~3.3 µs each (the
+// office from its index and its company by root, from anywhere in the
+// table); a collect reads the n companies and their offices in the state,
+// ~2.5 µs each. On the bench dump, with GO and SP: a word of 416 companies
+// walked 80–107 ms and collected 3–5; one of 3,054, 10–12 against 10–21;
+// one of 10,821, 2.3–2.6 against 23–41.
+func (c *Codes) StateWalkWords(values [][]string) bool {
+	return !c.companyWordsUnder(values, 10)
+}
+
+// companyWordsUnder reports whether every value has a word held by fewer
+// than sqrt(ratio × rows) companies, by the statistics; false without
+// them.
+func (c *Codes) companyWordsUnder(values [][]string, ratio float64) bool {
 	s := c.companyWords
 	if s == nil || len(values) == 0 {
 		return false
 	}
-	bound := math.Sqrt(1.1 * s.rows)
+	bound := math.Sqrt(ratio * s.rows)
 	for _, words := range values {
 		n := math.Inf(1) // the rarest word's companies bound the value's
 		for _, word := range words {

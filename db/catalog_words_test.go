@@ -33,3 +33,31 @@ func TestRareCompanyWords(t *testing.T) {
 		}
 	}
 }
+
+// TestStateWalkWords: a names.in with one state walks the state's offices
+// when some value's words are each held by at least sqrt(10 rows)
+// companies (2,839 of 806,000); without statistics it walks, bounded by
+// stateWalkLength.
+func TestStateWalkWords(t *testing.T) {
+	bench := &Codes{companyWords: &wordStats{
+		freq:  map[string]float64{"ltda": 0.35, "vila": 0.0038, "ministerio": 0.003, "palmital": 0.0005},
+		least: 0.00027, rows: 806000,
+	}}
+	for _, c := range []struct {
+		name   string
+		codes  *Codes
+		values [][]string
+		walk   bool
+	}{
+		{"a word of 3,063 companies", bench, [][]string{{"vila"}}, true},
+		{"a word of 2,418 companies", bench, [][]string{{"ministerio"}}, false},
+		{"a common word with a rare one", bench, [][]string{{"ltda", "palmital"}}, false},
+		{"one common value among rare ones", bench, [][]string{{"palmital"}, {"vila"}}, true},
+		{"a word not listed", bench, [][]string{{"serpro"}}, false},
+		{"no statistics", &Codes{}, [][]string{{"palmital"}}, true},
+	} {
+		if got := c.codes.StateWalkWords(c.values); got != c.walk {
+			t.Errorf("%s: StateWalkWords(%v) = %v, want %v", c.name, c.values, got, c.walk)
+		}
+	}
+}
