@@ -522,14 +522,16 @@ type branch struct {
 	// walk, when set, is from with its offices replaced by the given
 	// relation: the page reads the next walkLength offices in key order
 	// for matches, and collects and sorts the matches after them only
-	// when those offices held too few (see walkThenCollect).
+	// when those offices held too few (see walkPage).
 	walk func(offices string) string
 }
 
 // walkLength is how many offices a walk branch reads in key order before
-// it collects the matches after them: a word in one alias in 180 fills a
-// page of 11 within it, and a rarer word has few matches left to sort.
-const walkLength = 2000
+// it reads the matches after them (walkPage), which the other branches'
+// keys usually bound to a short range. Interleaved over the bench mix's
+// 100 name words, 2,000 → 1,000 → 500 → 250 offices: 420–438 → 481–499
+// → 493–513 → 515–539 req/s; 500, as 250 gained within the noise.
+const walkLength = 500
 
 // SearchOffices runs an office search on the live snapshot. Offices come in
 // tax id order, spelled (root, tax id): the tax id begins with the root,
@@ -792,12 +794,10 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 	}
 	parts := make([]string, len(sh.branches))
 	// A collected search walks none of its branches.
-	walked := func(b branch) bool { return b.walk != nil && !collect }
-	walks := slices.ContainsFunc(sh.branches, walked)
-	var with, others []string
+	walked := slices.IndexFunc(sh.branches, func(b branch) bool { return b.walk != nil && !collect })
 	for i, b := range sh.branches {
-		if walked(b) {
-			continue // below, once the others are named
+		if i == walked {
+			continue // walkPage's
 		}
 		keyset := ""
 		if w.after != "" {
@@ -808,29 +808,14 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 		}
 		order := cmp.Or(b.order, sh.order)
 		parts[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
-		if walks {
-			// Named, so a walk branch can see whether the stretch it
-			// walked already holds a page (walkThenCollect).
-			name := "p" + strconv.Itoa(i)
-			with = append(with, name+" AS MATERIALIZED "+parts[i])
-			others = append(others, name)
-			parts[i] = "(SELECT k FROM " + name + ")"
-		}
 	}
-	for i, b := range sh.branches {
-		if walked(b) {
-			var cte string
-			cte, parts[i] = walkThenCollect(w, b, sh.key, live, limit, i, others)
-			with = append(with, cte)
-		}
+	if walked >= 0 {
+		return walkPage(ctx, tx, q, sh, w, live, limit, walked, parts)
 	}
 	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
 	if len(parts) > 1 {
 		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
 			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
-	}
-	if len(with) > 0 {
-		page = "WITH " + strings.Join(with, ", ") + " " + page
 	}
 	var keys pq.StringArray
 	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys); err != nil {
@@ -855,7 +840,7 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 	keyset := ""
 	if w.after != "" {
 		// One row comparison, which the index reads from the keyset on
-		// (see walkThenCollect).
+		// (see walkPage).
 		keyset = "(o.root, o.tax_id) > (left(" + w.after + ", 8), " + w.after + ")"
 	}
 	n := strconv.Itoa(stateWalkLength)
@@ -876,7 +861,7 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 		return keys, nil // a page, or every match of the state
 	}
 	// After the last office walked; written so that no index reads the
-	// bound (see walkThenCollect).
+	// bound (see walkPage).
 	bound := sh.key + " || '' > " + w.arg(last.String)
 	rest := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
@@ -895,21 +880,19 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 	return append(keys, after...)[:min(len(keys)+len(after), q.Limit+1)], nil
 }
 
-// walkThenCollect is a walk branch's page, as common table expressions
-// (the next walkLength offices after the keyset, in key order, and the
-// branch's matches among them) and the branch's part: those matches,
-// united with the matches after the last office walked, collected through
-// the branch's index and sorted. The offices walked end at a key, so the
-// two halves neither overlap nor leave a gap. The matches after are read
-// only when the walked stretch holds fewer than a page of the whole
-// search: of this branch's matches in it and of the other branches' first
-// keys (others, the common table expressions of their parts) up to its
-// last office. With a page there, every key of the page is in it. The
-// company names' first page of "bela" fills within 2,000 offices, its
-// aliases' did not (10 of 11), and the 6,720 aliases after were read and
-// sorted for nothing (30 ms).
-func walkThenCollect(w *where, b branch, key, snap, limit string, i int, others []string) (cte, part string) {
-	name := "walk" + strconv.Itoa(i)
+// walkPage reads a page whose branch sh.branches[walked] walks: the next
+// walkLength offices in key order, and that branch's matches among them,
+// united with the other branches' parts (their first keys). When the
+// walked stretch holds fewer than a page of those keys up to its last
+// office, a second statement reads the branch's matches after that office
+// and before the page's last key so far (if it has a page's worth), which
+// PostgreSQL, given both bounds as values, reads from the primary key's
+// range or the branch's index, as the range says. With a page in the
+// stretch, every key of the page is in it. In one statement the matches
+// after the stretch were read whole when needed: 2,685 aliases of
+// "francisca" after a stretch that held 10 of the 11 keys (6.4 ms of 11).
+func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
+	b := sh.branches[walked]
 	scan := "SELECT * FROM " + LiveSchema + ".offices o"
 	if after := w.after; after != "" {
 		// One row comparison, which the index (root, tax_id) reads from
@@ -918,21 +901,53 @@ func walkThenCollect(w *where, b branch, key, snap, limit string, i int, others 
 		// there were 26,359, and sorted them all (32 ms; walked, 1.4 ms).
 		scan += " WHERE (o.root, o.tax_id) > (left(" + after + ", 8), " + after + ")"
 	}
-	walked := branch{from: b.walk(name), cond: b.cond}
-	cte = name + " AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + "), " +
-		name + "_found AS MATERIALIZED (" + w.sel(walked, key+" AS k", snap) + ")"
-	inWalk := "SELECT k FROM " + name + "_found"
-	for _, o := range others {
-		inWalk += " UNION SELECT k FROM " + o + " WHERE k <= (SELECT max(tax_id) FROM " + name + ")"
+	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: b.cond}, sh.key+" AS k", live) + ")"
+	page := "WITH walk AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + ")" +
+		" SELECT (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" + strings.Join(parts, " UNION ") +
+		") u ORDER BY k LIMIT " + limit + ") p), (SELECT max(tax_id) FROM walk), (SELECT count(*) FROM walk)"
+	var (
+		keys   pq.StringArray
+		last   sql.NullString
+		walks  int
+		needed = q.Limit + 1
+	)
+	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys, &last, &walks); err != nil {
+		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
-	// After the walked offices, which begin after the keyset: the keyset
-	// is implied. The bound is written so that no index reads it: as a
-	// bitmap of the primary key it read every key past it (60 ms).
-	rest := w.sel(b, key+" AS k", snap,
-		"o.tax_id || '' > (SELECT max(tax_id) FROM "+name+")",
-		"(SELECT count(*) FROM ("+inWalk+") f) < "+limit)
-	part = "((SELECT k FROM " + name + "_found) UNION ALL (" + rest + " ORDER BY o.tax_id || '' LIMIT " + limit + "))"
-	return cte, part
+	inWalk := 0
+	for _, k := range keys {
+		if k <= last.String {
+			inWalk++
+		}
+	}
+	// The walk reached the last office, or holds a page; a page's last
+	// key (needed: one more) says only that there is a next page.
+	if walks < walkLength || (inWalk >= q.Limit && len(keys) >= needed) {
+		return keys, nil
+	}
+	conds := []string{live}
+	if w.after != "" { // implied by the bound, but a statement must name every argument
+		conds = append(conds, b.after(w.after))
+	}
+	order := "o.tax_id"
+	if len(keys) >= needed {
+		conds = append(conds, "o.tax_id > "+w.arg(last.String), "o.tax_id <= "+w.arg(keys[needed-1]))
+	} else {
+		// No end: written so that no index reads the bound, which as a
+		// bitmap of the primary key read every key past it (60 ms).
+		conds = append(conds, "o.tax_id || '' > "+w.arg(last.String))
+		order = "o.tax_id || ''"
+	}
+	var after pq.StringArray
+	rest := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (" + w.sel(b, sh.key+" AS k", conds...) +
+		" ORDER BY " + order + " LIMIT " + limit + ") p"
+	if err := tx.QueryRowContext(ctx, rest, w.args...).Scan(&after); err != nil {
+		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
+	}
+	keys = append(keys, after...) // a key may be in both: a company name and its office's alias
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	return keys[:min(len(keys), needed)], nil
 }
 
 // errOr is the context's error when it ended: database/sql rolls a

@@ -8,61 +8,74 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/lib/pq"
 )
 
-// TestNameWalkPagesEveryMatch: names.in alone walks the first 2,000
+// TestNameWalkPagesEveryMatch: names.in alone walks the first walkLength (500)
 // offices for the alias branch and reads the aliases after them only when
 // the walked stretch holds less than a page of the whole search, the
-// company names' keys in it counted too. Here each page's walk holds five
-// company names and five aliases of eleven wanted, and an alias after the
-// walk comes before the company names after it: a page that counted the
-// company names past the walk as in it would skip that alias. Paging
-// through the search visits every match once, in key order.
+// company names' keys in it counted too. Here the first page's walk holds
+// four company names and five aliases of the ten wanted, and an alias
+// after the walk comes before the company names after it: a page that
+// counted the company names past the walk as in it, or took nine for ten,
+// would skip that alias. Paging through the search visits every match
+// once, in key order. A second word, in one company's name and in an alias
+// after the first walk, is found whole when the walk holds less than a
+// page and the other branch cannot bound what follows it.
 func TestNameWalkPagesEveryMatch(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
 	// 3,000 companies after the fixture's, each with its head office.
 	dbtest.MustExec(t, d, `
 		INSERT INTO cnpj.companies (root, name, name_words)
-		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 5 OR g > 2800 THEN '{empresa,zzalfa}'::text[] ELSE '{empresa}' END
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 4 OR g > 2800 THEN '{empresa,zzalfa}'::text[] WHEN g = 6 THEN '{empresa,zzgama}' ELSE '{empresa}' END
 		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r;
 		INSERT INTO cnpj.offices (tax_id, root, head, alias, alias_words)
 		SELECT r || '000100', r, true,
-			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN 'LOJA ZZALFA' END,
-			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN '{loja,zzalfa}'::text[] END
+			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN 'LOJA ZZALFA' WHEN g = 2500 THEN 'LOJA ZZGAMA' END,
+			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN '{loja,zzalfa}'::text[] WHEN g = 2500 THEN '{loja,zzgama}' END
 		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
-	var want []string
-	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
-		WHERE c.name_words @> '{zzalfa}' OR o.alias_words @> '{zzalfa}' ORDER BY o.tax_id`); err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != 5+5+1+200 {
-		t.Fatalf("%d matches written, want 211", len(want))
-	}
 	store := db.NewStore(d, db.StoreOptions{})
-	q := db.Search{
-		Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"zzalfa"}}}},
-		Limit:    10,
-		Snapshot: snapshot,
-		// Not counted and never collected: every page is the walk's.
-		CountLimit: 1, CountBudget: time.Second, CollectBelow: 0,
+	for word, n := range map[string]int{"zzalfa": 4 + 5 + 1 + 200, "zzgama": 2} {
+		var want []string
+		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+			WHERE c.name_words @> $1 OR o.alias_words @> $1 ORDER BY o.tax_id`, pq.Array([]string{word})); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != n {
+			t.Fatalf("%s: %d matches written, want %d", word, len(want), n)
+		}
+		got := pageAll(t, store, db.Search{
+			Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{word}}}},
+			Snapshot: snapshot,
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: paged %d keys, want %d; first difference at %d", word, len(got), len(want), firstDifference(got, want))
+		}
 	}
+}
+
+// pageAll follows a search's pages of 10 to its end and returns their
+// keys. The search is not counted and never collected: every page is read
+// as it would be deep in a large search.
+func pageAll(t *testing.T, store *db.Store, q db.Search) []string {
+	t.Helper()
+	q.Limit, q.CountLimit, q.CountBudget, q.CollectBelow = 10, 1, time.Second, 0
 	var got []string
-	for range 30 {
+	for range 100 {
 		p, err := store.SearchOffices(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, p.Keys...)
 		if !p.HasNext {
-			break
+			return got
 		}
 		q.After = p.Keys[len(p.Keys)-1]
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
-	}
+	t.Fatalf("more than 100 pages: %d keys", len(got))
+	return nil
 }
 
 func firstDifference(a, b []string) int {
@@ -114,28 +127,13 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 	if !codes.StateWalkWords([][]string{{"zzbeta"}}) { // 420 companies of 9,000: over sqrt(10 × 9,000)
 		t.Fatal("the statistics say collect zzbeta, not walk")
 	}
-	q := db.Search{
+	got := pageAll(t, store, db.Search{
 		Filters: []db.Filter{
 			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
 			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
 		},
-		Limit:    10,
 		Snapshot: snapshot,
-		// Not counted and never collected: every page is the walk's.
-		CountLimit: 1, CountBudget: time.Second, CollectBelow: 0,
-	}
-	var got []string
-	for range 40 {
-		p, err := store.SearchOffices(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, p.Keys...)
-		if !p.HasNext {
-			break
-		}
-		q.After = p.Keys[len(p.Keys)-1]
-	}
+	})
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
