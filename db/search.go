@@ -508,8 +508,8 @@ type shape struct {
 	branches []branch
 	// walk, when set, is how a page is read unless it is collected: the
 	// offices of the search's one state in key order, each checked against
-	// this condition, and the branches only after walkLength of them that
-	// held too few (see stateWalkPage).
+	// this condition, and the branches only after stateWalkLength of them
+	// that held too few (see stateWalkPage).
 	walk string
 }
 
@@ -865,11 +865,11 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 	bound := sh.key + " || '' > " + w.arg(last.String)
 	rest := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
-		keyset := ""
+		implied := ""
 		if w.after != "" { // implied by the bound, but a statement must name every argument
-			keyset = b.after(w.after)
+			implied = b.after(w.after)
 		}
-		rest[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset, bound) + " ORDER BY " + sh.key + " || '' LIMIT " + limit + ")"
+		rest[i] = "(" + w.sel(b, sh.key+" AS k", live, implied, bound) + " ORDER BY " + sh.key + " || '' LIMIT " + limit + ")"
 	}
 	var after pq.StringArray
 	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" + strings.Join(rest, " UNION ") +
