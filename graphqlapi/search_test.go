@@ -482,7 +482,12 @@ func (s *server) searchPage(t *testing.T, target string) searchPage {
 		t.Fatalf("GET %s: %v", target, body)
 	}
 	p := searchPage{limit: num(body["limit"]), count: num(body["count"])}
-	if n, ok := body["next"].(string); ok {
+	// The contract's four fields, next a token or null on the last page.
+	next, ok := body["next"]
+	if token, _ := next.(string); len(body) != 4 || !ok || (next != nil && len(token) != 32) {
+		t.Fatalf("GET %s: want next (a token or null), limit, count and records; got %v", target, body)
+	}
+	if n, ok := next.(string); ok {
 		p.next = n
 	}
 	for _, r := range body["records"].([]any) {

@@ -70,24 +70,28 @@ func validSearch(w http.ResponseWriter, r *http.Request, person bool) (service.S
 	return req, true
 }
 
-// page is the wire shape of a search page; Records are written by hand
-// (office) or by encoding/json (person).
-type page struct {
-	Next    *string         `json:"next"`
-	Limit   int             `json:"limit"`
-	Count   int64           `json:"count"`
-	Records json.RawMessage `json:"records"`
-}
-
-// pageOf is a page's wire shape; the header X-Count-Exact says whether
-// count is every match or PostgreSQL's estimate (docs/api.md, "Search").
-func pageOf[T any](w http.ResponseWriter, p service.SearchPage[T], records []byte) page {
+// writePage writes a search page, {"next", "limit", "count", "records"},
+// around its records, already encoded (by hand for offices, by
+// encoding/json for persons); the header X-Count-Exact says whether count
+// is every match or PostgreSQL's estimate (docs/api.md, "Search"). Written
+// by hand: encoding/json re-scans a json.RawMessage whole to compact it,
+// a tenth of the server's time on a page of ten offices.
+func writePage[T any](w http.ResponseWriter, p service.SearchPage[T], records []byte) {
 	w.Header().Set("X-Count-Exact", strconv.FormatBool(p.Exact))
-	out := page{Limit: p.Limit, Count: p.Count, Records: records}
+	body := make([]byte, 0, len(records)+96)
+	body = append(body, `{"next":`...)
 	if p.Next != "" {
-		out.Next = &p.Next
+		body = strconv.AppendQuote(body, p.Next) // hexadecimal: nothing to escape
+	} else {
+		body = append(body, "null"...)
 	}
-	return out
+	body = append(body, `,"limit":`...)
+	body = strconv.AppendInt(body, int64(p.Limit), 10)
+	body = append(body, `,"count":`...)
+	body = strconv.AppendInt(body, p.Count, 10)
+	body = append(body, `,"records":`...)
+	body = append(body, records...)
+	writeBody(w, http.StatusOK, append(body, '}'))
 }
 
 // offices serves GET /office.
@@ -111,7 +115,7 @@ func (h searches) offices(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, pageOf(w, p, append(records, ']')))
+	writePage(w, p, append(records, ']'))
 }
 
 // persons serves GET /person.
@@ -134,5 +138,5 @@ func (h searches) persons(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageOf(w, p, body))
+	writePage(w, p, body)
 }
