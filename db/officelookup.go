@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/model"
+	"github.com/lib/pq"
 )
 
 // The office lookup of one tax id in one statement (one round trip): the
@@ -24,29 +25,7 @@ import (
 var officeLookupSQL = func() (v [4]string) {
 	for _, overlay := range []bool{false, true} {
 		for _, simples := range []bool{false, true} {
-			company, join := companyColumnsWithoutSimples, ""
-			if simples {
-				company, join = companyColumns, `
-LEFT JOIN `+LiveSchema+`.simples s ON s.root = o.root`
-			}
-			columns := `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
-	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
-	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
-	` + company + `,
-	m.root, m.position, m.role, m.since, m.p_id, m.p_type, m.p_tax_id, m.p_name, m.p_age, m.p_country,
-	m.a_id, m.a_type, m.a_tax_id, m.a_name, m.a_age, m.a_country, m.agent_role`
-			joins := `
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root` + join + `
-LEFT JOIN LATERAL (
-	SELECT m.root, m.position, m.role, m.since,
-		p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
-		a.id AS a_id, a.type AS a_type, a.tax_id AS a_tax_id, a.name AS a_name, a.age AS a_age, a.country AS a_country,
-		m.agent_role
-	FROM ` + LiveSchema + `.members m
-	JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
-	LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
-	WHERE m.root = o.root
-	ORDER BY m.position) m ON true`
+			columns, joins := officeWithMembers(simples)
 			q := `SELECT ` + columns + `
 FROM ` + LiveSchema + `.offices o` + joins + `
 WHERE o.tax_id = $1`
@@ -64,6 +43,104 @@ LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + joins
 	}
 	return v
 }()
+
+// officeWithMembers are the columns and joins of an office (o) with its
+// company, its company's Simples when simples, and its members with their
+// persons, one row per member (m's columns null when the company has
+// none).
+func officeWithMembers(simples bool) (columns, joins string) {
+	company, join := companyColumnsWithoutSimples, ""
+	if simples {
+		company, join = companyColumns, `
+LEFT JOIN `+LiveSchema+`.simples s ON s.root = o.root`
+	}
+	columns = `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
+	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
+	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
+	` + company + `,
+	m.root, m.position, m.role, m.since, m.p_id, m.p_type, m.p_tax_id, m.p_name, m.p_age, m.p_country,
+	m.a_id, m.a_type, m.a_tax_id, m.a_name, m.a_age, m.a_country, m.agent_role`
+	joins = `
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root` + join + `
+LEFT JOIN LATERAL (
+	SELECT m.root, m.position, m.role, m.since,
+		p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
+		a.id AS a_id, a.type AS a_type, a.tax_id AS a_tax_id, a.name AS a_name, a.age AS a_age, a.country AS a_country,
+		m.agent_role
+	FROM ` + LiveSchema + `.members m
+	JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
+	LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
+	WHERE m.root = o.root
+	ORDER BY m.position) m ON true`
+	return columns, joins
+}
+
+// searchRecordsSQL reads a search page's offices as the lookup does,
+// without Simples (a search record shows none), all in one statement: the
+// offices and their companies, then their members, took two.
+var searchRecordsSQL = func() string {
+	columns, joins := officeWithMembers(false)
+	return `SELECT ` + columns + `
+FROM ` + LiveSchema + `.offices o` + joins + `
+WHERE o.tax_id = ANY($1)
+ORDER BY o.tax_id, m.position`
+}()
+
+// SearchRecords reads the offices of taxIDs with their companies (without
+// Simples) and their members, in one statement; members keyed by root.
+// An office the snapshot lacks is absent.
+func (s *Store) SearchRecords(ctx context.Context, taxIDs []string) (map[string]model.Office, map[string][]model.Member, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := s.Q.QueryxContext(ctx, searchRecordsSQL, pq.Array(taxIDs))
+	if err != nil {
+		return nil, nil, fmt.Errorf("query search records: %w", err)
+	}
+	defer func() { _ = rs.Close() }()
+	var (
+		offices = make(map[string]model.Office, len(taxIDs))
+		members = make(map[string][]model.Member, len(taxIDs))
+		office  OfficeRow
+		member  memberColumns
+		last    string // the office whose rows these are
+		reading bool   // its rows' members are its company's first reading
+	)
+	dest := member.appendDest(office.appendDest(make([]any, 0, officeColumnCount+memberColumnCount)))
+	for rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return nil, nil, fmt.Errorf("query search records: %w", err)
+		}
+		if office.TaxID != last { // the office's first row
+			last = office.TaxID
+			o, err := s.office(ctx, codes, &office)
+			if err != nil {
+				return nil, nil, err
+			}
+			if o.Company != nil {
+				o.Company.Simples, o.Company.Simei = nil, nil
+			}
+			offices[o.TaxID] = o
+			// Two offices of one company each bring its members.
+			if _, read := members[o.Root]; !read {
+				members[o.Root], reading = []model.Member{}, true
+			} else {
+				reading = false
+			}
+		}
+		if reading && member.Root != nil {
+			r := member.MemberRow
+			r.Root, r.Position = *member.Root, *member.Position
+			r.PersonID, r.PersonType, r.PersonName = deref(member.PersonID), deref(member.PersonType), deref(member.PersonName)
+			members[r.Root] = append(members[r.Root], codes.member(&r))
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, nil, fmt.Errorf("query search records: %w", err)
+	}
+	return offices, members, nil
+}
 
 // OfficeLookup is what the office lookup reads for one tax id.
 type OfficeLookup struct {

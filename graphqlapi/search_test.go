@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,7 @@ func TestSearch(t *testing.T) {
 	t.Run("PersonFilters", func(t *testing.T) { testPersonFilters(t, s, w) })
 	t.Run("SameThroughGraphQL", func(t *testing.T) { testSameThroughGraphQL(t, s, w) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, s, w) })
+	t.Run("RecordsAreLookups", func(t *testing.T) { testRecordsAreLookups(t, s) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, s) })
 	t.Run("CountBounds", func(t *testing.T) { testCountBounds(t, s, w) })
 	t.Run("ReadsTheWordTables", func(t *testing.T) { testReadsTheWordTables(t, s, w) })
@@ -740,6 +742,41 @@ func testSameThroughGraphQL(t *testing.T, s *server, w world) {
 		if !slices.Equal(gql2, rst2) || len(rst2) == 0 {
 			t.Errorf("%s: second page GraphQL %v, REST %v", c.query, gql2, rst2)
 		}
+	}
+}
+
+// testRecordsAreLookups: an office search's records are the office
+// lookup's answers without Simples (company.simples, company.simei) and
+// registrations, members included: a page of offices of companies with
+// and without members, some sharing a company.
+func testRecordsAreLookups(t *testing.T, s *server) {
+	page := s.searchPage(t, "/office?address.state.in=SP&limit=1000")
+	if len(page.records) < 100 {
+		t.Fatalf("%d records, want a page of at least 100", len(page.records))
+	}
+	shared, withMembers := 0, 0
+	roots := map[string]bool{}
+	for _, rec := range page.records {
+		lookup := s.rest(t, "/office/"+rec["taxId"].(string))
+		company := lookup["company"].(map[string]any)
+		delete(company, "simples")
+		delete(company, "simei")
+		delete(lookup, "registrations")
+		if !reflect.DeepEqual(rec, lookup) {
+			t.Fatalf("record %s differs from its lookup:\n record %v\n lookup %v", rec["taxId"], rec, lookup)
+		}
+		if root := fmt.Sprint(company["id"]); roots[root] {
+			shared++
+		} else {
+			roots[root] = true
+		}
+		if len(company["members"].([]any)) > 0 {
+			withMembers++
+		}
+	}
+	if shared == 0 || withMembers == 0 || withMembers == len(page.records) {
+		t.Fatalf("the page has %d offices of a company already in it and %d of %d with members: pick another page",
+			shared, withMembers, len(page.records))
 	}
 }
 

@@ -446,15 +446,7 @@ func (s *Service) dropOldTokens() {
 // members (straight from the store: a page is one batch already, and the
 // loaders of a REST request do not wait to gather keys).
 func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.Office, error) {
-	offices, err := s.store.Offices(ctx, taxIDs)
-	if err != nil {
-		return nil, storeErr(err, "")
-	}
-	roots := make([]string, 0, len(offices))
-	for _, o := range offices {
-		roots = append(roots, o.Root)
-	}
-	members, err := s.store.Members(ctx, roots)
+	offices, members, err := s.store.SearchRecords(ctx, taxIDs)
 	if err != nil {
 		return nil, storeErr(err, "")
 	}
