@@ -130,10 +130,7 @@ func (s *Store) SearchRecords(ctx context.Context, taxIDs []string) (map[string]
 			}
 		}
 		if reading && member.Root != nil {
-			r := member.MemberRow
-			r.Root, r.Position = *member.Root, *member.Position
-			r.PersonID, r.PersonType, r.PersonName = deref(member.PersonID), deref(member.PersonType), deref(member.PersonName)
-			members[r.Root] = append(members[r.Root], codes.member(&r))
+			members[*member.Root] = append(members[*member.Root], member.member(codes))
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -158,6 +155,14 @@ type memberColumns struct {
 }
 
 const memberColumnCount = 17
+
+// member is the row's member; its Root is not null.
+func (m *memberColumns) member(codes *Codes) model.Member {
+	r := m.MemberRow
+	r.Root, r.Position = *m.Root, *m.Position
+	r.PersonID, r.PersonType, r.PersonName = deref(m.PersonID), deref(m.PersonType), deref(m.PersonName)
+	return codes.member(&r)
+}
 
 func (m *memberColumns) appendDest(d []any) []any {
 	r := &m.MemberRow
@@ -220,10 +225,7 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples
 			}
 		}
 		if member.Root != nil {
-			r := member.MemberRow
-			r.Root, r.Position = *member.Root, *member.Position
-			r.PersonID, r.PersonType, r.PersonName = deref(member.PersonID), deref(member.PersonType), deref(member.PersonName)
-			out.Members = append(out.Members, codes.member(&r))
+			out.Members = append(out.Members, member.member(codes))
 		}
 	}
 	if err := rs.Err(); err != nil {
