@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Interleaved A/B runs of two cnpjgraph binaries over the same URLs: how
+# docs/benchmarks.md measures a change against the binary before it.
+#
+#   scripts/bench/compare.sh BIN_A BIN_B URLS [ROUNDS] [SECONDS] [CONNECTIONS]
+#
+# Both binaries serve the import at $DATABASE_URL at once (A on 127.0.0.1:8090,
+# B on :8091); each round runs wrk against one and then the other, the order
+# alternating, so a noisy minute on the shared machine falls on both. URLS
+# holds one path per line (search URLs from make bench-search's draw,
+# .data/bench/run/search-N.urls, say); API_KEY is the key sent (make bench
+# prints how to make one). Prints one line per run: A or B, req/s, p50 and
+# p99, and the count of answers that were not 2xx, if any. Stops both servers.
+set -euo pipefail
+[ $# -ge 3 ] || { echo "usage: $0 BIN_A BIN_B URLS [ROUNDS] [SECONDS] [CONNECTIONS]" >&2; exit 2; }
+a=$1 b=$2 urls=$3 rounds=${4:-4} secs=${5:-8} conns=${6:-8}
+: "${DATABASE_URL:?set DATABASE_URL to the import to serve}"
+: "${API_KEY:?set API_KEY to a key of an account with credits}"
+here=$(cd "$(dirname "$0")" && pwd)
+log=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$log"' EXIT
+
+serve() { # BIN PORT
+  ADDR=127.0.0.1:$2 DB_CONN_MAX_IDLE_TIME=1s "$1" serve >"$log/$2.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 50); do
+    curl -fs "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return
+    sleep 0.2
+  done
+  echo "$1 did not start on :$2"; tail "$log/$2.log"; exit 1
+}
+serve "$a" 8090
+serve "$b" 8091
+
+run() { # PORT NAME
+  IDS_FILE=$urls PATH_FMT=%s wrk -t2 -c"$conns" -d"${secs}s" --latency -s "$here/lookup.lua" "http://127.0.0.1:$1" 2>&1 |
+    awk -v n="$2" '/Requests\/sec/ {r=$2} / 50%/ {p50=$2} / 99%/ {p99=$2} /Non-2xx/ {e=$0} END {print n, r, "req/s, p50", p50, "p99", p99, e}'
+}
+for i in $(seq 1 "$rounds"); do
+  if [ $((i % 2)) = 1 ]; then run 8090 A; run 8091 B; else run 8091 B; run 8090 A; fi
+done
