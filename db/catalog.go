@@ -30,7 +30,7 @@ type Codes struct {
 	// value read them.
 	wordTables, personWords bool
 	// companyWords: PostgreSQL's statistics of the companies' name words,
-	// for RareCompanyWords; nil when the table has none.
+	// for RareCompanyWords and StateWalkWords; nil when the table has none.
 	companyWords *wordStats
 }
 

@@ -799,10 +799,7 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 		if i == walked {
 			continue // walkPage's
 		}
-		keyset := ""
-		if w.after != "" {
-			keyset = b.after(w.after)
-		}
+		keyset := w.keyset(b)
 		if collect {
 			b.order = sh.key + " || ''"
 		}
@@ -812,16 +809,49 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 	if walked >= 0 {
 		return walkPage(ctx, tx, q, sh, w, live, limit, walked, parts)
 	}
-	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
-	if len(parts) > 1 {
-		page = "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
-			strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
+	return queryKeys(ctx, tx, w, keysOf(parts, limit))
+}
+
+// keysOf is the statement of the first limit keys of parts (each a
+// parenthesized SELECT of k, ordered and limited), united, as one sorted
+// array.
+func keysOf(parts []string, limit string) string {
+	if len(parts) == 1 {
+		return "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM " + parts[0] + " p"
 	}
+	return "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" +
+		strings.Join(parts, " UNION ") + ") u ORDER BY k LIMIT " + limit + ") p"
+}
+
+// queryKeys runs a statement of keysOf.
+func queryKeys(ctx context.Context, tx *sqlx.Tx, w *where, query string) (pq.StringArray, error) {
 	var keys pq.StringArray
-	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys); err != nil {
+	if err := tx.QueryRowContext(ctx, query, w.args...).Scan(&keys); err != nil {
 		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	return keys, nil
+}
+
+// keyset is branch b's condition for the keys after the page's key; "" on
+// a first page.
+func (w *where) keyset(b branch) string {
+	if w.after == "" {
+		return ""
+	}
+	return b.after(w.after)
+}
+
+// walkKeyset is a walk of the offices' condition for the keys after the
+// page's key, "" on a first page: one row comparison, which the indexes
+// (root, tax_id) and (state, root, tax_id) read from the keyset on. As two
+// conditions, PostgreSQL multiplied their shares, expected 471 offices
+// after a key near the end where there were 26,359, and sorted them all
+// (32 ms; walked, 1.4 ms).
+func (w *where) walkKeyset() string {
+	if w.after == "" {
+		return ""
+	}
+	return "(o.root, o.tax_id) > (left(" + w.after + ", 8), " + w.after + ")"
 }
 
 // stateWalkLength is how many offices of a state a page walks before it
@@ -837,14 +867,8 @@ const stateWalkLength = 5000
 // indexes and sorts them. Two statements, as PostgreSQL plans every part
 // of one: the collect's joins took 1 to 2.5 ms to plan, the walk 0.1.
 func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
-	keyset := ""
-	if w.after != "" {
-		// One row comparison, which the index reads from the keyset on
-		// (see walkPage).
-		keyset = "(o.root, o.tax_id) > (left(" + w.after + ", 8), " + w.after + ")"
-	}
 	n := strconv.Itoa(stateWalkLength)
-	offices := w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+sh.walk+") AS m", live, keyset) +
+	offices := w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+sh.walk+") AS m", live, w.walkKeyset()) +
 		" ORDER BY o.root, o.tax_id LIMIT " + n
 	// The matches, and the walk's last office (rn = n) when it got there.
 	walk := "SELECT coalesce(array_agg(k ORDER BY k) FILTER (WHERE m), '{}'), max(k) FILTER (WHERE rn = " + n + ") FROM (" +
@@ -865,17 +889,13 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 	bound := sh.key + " || '' > " + w.arg(last.String)
 	rest := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
-		implied := ""
-		if w.after != "" { // implied by the bound, but a statement must name every argument
-			implied = b.after(w.after)
-		}
-		rest[i] = "(" + w.sel(b, sh.key+" AS k", live, implied, bound) + " ORDER BY " + sh.key + " || '' LIMIT " + limit + ")"
+		// The keyset is implied by the bound, but a statement must name
+		// every argument.
+		rest[i] = "(" + w.sel(b, sh.key+" AS k", live, w.keyset(b), bound) + " ORDER BY " + sh.key + " || '' LIMIT " + limit + ")"
 	}
-	var after pq.StringArray
-	page := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" + strings.Join(rest, " UNION ") +
-		") u ORDER BY k LIMIT " + limit + ") p"
-	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&after); err != nil {
-		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
+	after, err := queryKeys(ctx, tx, w, keysOf(rest, limit))
+	if err != nil {
+		return nil, err
 	}
 	return append(keys, after...)[:min(len(keys)+len(after), q.Limit+1)], nil
 }
@@ -893,18 +913,10 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 // "francisca" after a stretch that held 10 of the 11 keys (6.4 ms of 11).
 func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
 	b := sh.branches[walked]
-	scan := "SELECT * FROM " + LiveSchema + ".offices o"
-	if after := w.after; after != "" {
-		// One row comparison, which the index (root, tax_id) reads from
-		// the keyset on: as two conditions, PostgreSQL multiplied their
-		// shares, expected 471 offices after a key near the end where
-		// there were 26,359, and sorted them all (32 ms; walked, 1.4 ms).
-		scan += " WHERE (o.root, o.tax_id) > (left(" + after + ", 8), " + after + ")"
-	}
+	scan := w.sel(branch{from: LiveSchema + ".offices o"}, "*", w.walkKeyset())
 	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: b.cond}, sh.key+" AS k", live) + ")"
 	page := "WITH walk AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + ")" +
-		" SELECT (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (SELECT k FROM (" + strings.Join(parts, " UNION ") +
-		") u ORDER BY k LIMIT " + limit + ") p), (SELECT max(tax_id) FROM walk), (SELECT count(*) FROM walk)"
+		" SELECT (" + keysOf(parts, limit) + "), (SELECT max(tax_id) FROM walk), (SELECT count(*) FROM walk)"
 	var (
 		keys   pq.StringArray
 		last   sql.NullString
@@ -925,10 +937,9 @@ func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, li
 	if walks < walkLength || (inWalk >= q.Limit && len(keys) >= needed) {
 		return keys, nil
 	}
-	conds := []string{live}
-	if w.after != "" { // implied by the bound, but a statement must name every argument
-		conds = append(conds, b.after(w.after))
-	}
+	// The keyset is implied by the bounds, but a statement must name every
+	// argument.
+	conds := []string{live, w.keyset(b)}
 	order := "o.tax_id"
 	if len(keys) >= needed {
 		conds = append(conds, "o.tax_id > "+w.arg(last.String), "o.tax_id <= "+w.arg(keys[needed-1]))
@@ -938,11 +949,10 @@ func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, li
 		conds = append(conds, "o.tax_id || '' > "+w.arg(last.String))
 		order = "o.tax_id || ''"
 	}
-	var after pq.StringArray
-	rest := "SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (" + w.sel(b, sh.key+" AS k", conds...) +
-		" ORDER BY " + order + " LIMIT " + limit + ") p"
-	if err := tx.QueryRowContext(ctx, rest, w.args...).Scan(&after); err != nil {
-		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
+	after, err := queryKeys(ctx, tx, w, keysOf([]string{"(" + w.sel(b, sh.key+" AS k", conds...) +
+		" ORDER BY " + order + " LIMIT " + limit + ")"}, limit))
+	if err != nil {
+		return nil, err
 	}
 	keys = append(keys, after...) // a key may be in both: a company name and its office's alias
 	slices.Sort(keys)
