@@ -595,8 +595,18 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 		}
 		company := branch{from: from(true), cond: wordsIn("c.name_words", OpIn, names), after: after(true)}
-		if w.codes.RareCompanyWords(w.names) {
-			company.order = "o.tax_id || ''" // collected (Codes.RareCompanyWords)
+		if w.codes.RareCompanyWords(w.names) || (len(w.conds) > 0 && !w.codes.StateWalkWords(w.names)) {
+			// The word's companies, read whole through the GIN index and
+			// sorted by root, then each one's offices in key order until
+			// a page: reading every office of "empresa" (790 companies,
+			// 6,693 offices) to sort them took 10.6 ms, this 3.5. Left
+			// to walk the companies by root, PostgreSQL read 11/n of all
+			// companies for a page of a word of n, far more with a filter
+			// on the offices (see Codes.RareCompanyWords). The sort
+			// is on root || '' so that no index walk stands in for it.
+			sorted := "(SELECT c.*, c.root || '' AS rk FROM " + LiveSchema + ".companies c WHERE " + company.cond +
+				" ORDER BY c.root || '') c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
+			company = branch{from: fromOffices(sorted, false), after: after(true), order: "c.rk, o.tax_id"}
 		}
 		sh.branches = []branch{company, alias}
 		if w.oneState && !w.company && !w.simples && w.codes.StateWalkWords(w.names) {

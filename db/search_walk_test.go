@@ -138,3 +138,59 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
 }
+
+// TestSortedCompaniesPageEveryMatch: the company names' branch of a word
+// held by few companies reads those companies sorted by root, then each
+// one's offices in key order until a page (SearchOffices). Here the word
+// is in 40 of 3,000 companies' names: one company has no office, one has
+// 30 (so pages begin and end inside it), and a quarter of the offices are
+// in another state; five aliases of other companies hold it too. Paging
+// through the search, alone and with a state, visits every match once, in
+// key order.
+func TestSortedCompaniesPageEveryMatch(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g % 75 = 0 THEN '{empresa,zzdelta}'::text[] ELSE '{empresa}' END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r;
+		INSERT INTO cnpj.offices (tax_id, root, head, state, alias, alias_words)
+		SELECT r || lpad(n::text, 4, '0') || '00', r, n = 1, CASE WHEN (g + n) % 4 = 0 THEN 'RJ' ELSE 'AC' END,
+			CASE WHEN g IN (10, 1499, 1501, 2990) AND n = 1 OR g = 1500 AND n = 7 THEN 'LOJA ZZDELTA' END,
+			CASE WHEN g IN (10, 1499, 1501, 2990) AND n = 1 OR g = 1500 AND n = 7 THEN '{loja,zzdelta}'::text[] END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r,
+			generate_series(1, CASE WHEN g = 1500 THEN 30 ELSE 1 END) n
+		WHERE g <> 750`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := [][]string{{"zzdelta"}}
+	if !codes.RareCompanyWords(word) { // 40 companies of 3,000: under sqrt(1.1 × 3,000)
+		t.Fatal("the statistics say walk zzdelta's companies, not sort them")
+	}
+	names := db.Filter{Field: "names", Op: db.OpIn, Words: word}
+	for _, tc := range []struct {
+		state string
+		n     int
+	}{{"", 39 - 1 + 30 + 4}, {"AC", 0}} {
+		filters, cond := []db.Filter{names}, "true"
+		if tc.state != "" {
+			filters, cond = append(filters, db.Filter{Field: "address.state", Op: db.OpIn, Texts: []string{tc.state}}), "o.state = '"+tc.state+"'"
+		}
+		var want []string
+		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+			WHERE `+cond+` AND (c.name_words @> '{zzdelta}' OR o.alias_words @> '{zzdelta}') ORDER BY o.tax_id`); err != nil {
+			t.Fatal(err)
+		}
+		if tc.n > 0 && len(want) != tc.n {
+			t.Fatalf("%d matches written, want %d", len(want), tc.n)
+		}
+		got := pageAll(t, store, db.Search{Filters: filters, Snapshot: snapshot})
+		if len(want) < 20 || !slices.Equal(got, want) {
+			t.Fatalf("state %q: paged %d keys, want %d; first difference at %d", tc.state, len(got), len(want), firstDifference(got, want))
+		}
+	}
+}
