@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"regexp"
@@ -74,7 +75,6 @@ type FilterSpec struct {
 // where collects a search's conditions and their arguments.
 type where struct {
 	conds      []string
-	args       []any
 	codes      *Codes
 	catalog    *Catalog
 	company    bool       // conditions read c (companies)
@@ -98,9 +98,48 @@ func (w *where) sel(b branch, cols string, extra ...string) string {
 	return "SELECT " + cols + " FROM " + b.from + " WHERE " + where
 }
 
+// arg is v as an SQL literal. Search statements carry their values as
+// literals, not parameters: sent without parameters, a statement is one
+// round trip (lib/pq's simple query), planned for its values (whether a
+// search should walk an index in key order or collect its matches depends
+// on how many the values match: a generic plan took 200 ms where the
+// right one takes 1), and led by its own settings (searchSettings).
 func (w *where) arg(v any) string {
-	w.args = append(w.args, v)
-	return "$" + strconv.Itoa(len(w.args))
+	return literal(v)
+}
+
+// literal is v (a string, bool, int, int64, or an array of pq.Array) as
+// an SQL literal. Text that PostgreSQL would refuse (a NUL, bytes that are
+// not UTF-8) becomes U+FFFD, which no registry value holds: such a value
+// matches nothing, as it could not match before.
+func literal(v any) string {
+	switch v := v.(type) {
+	case string:
+		return quoteText(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case driver.Valuer:
+		x, err := v.Value()
+		if err == nil {
+			switch x := x.(type) {
+			case nil:
+				return "NULL"
+			case string:
+				return quoteText(x)
+			case []byte:
+				return quoteText(string(x))
+			}
+		}
+	}
+	panic(fmt.Sprintf("search: no SQL literal for %T", v)) // a programming error: every filter's values are one of these
+}
+
+func quoteText(s string) string {
+	return pq.QuoteLiteral(strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD"))
 }
 
 // anyOf is "expr = ANY(values)", or its negation for nin; a NULL column
@@ -704,15 +743,19 @@ func personWords(w *where, words []string) branch {
 	}
 }
 
-// searchSettings are the search statements' planner settings: plans made
-// for the values given (the server plans its lookups once for any value,
-// cmd/cnpjgraph's plan_cache_mode, but whether a search should walk an index
-// in key order or collect its matches depends on how many the values
-// match: a generic plan took 200 ms where the right one takes 1); no JIT
-// (compiling costs more than these short statements); no parallel workers
-// (on a busy server they take the cores other searches need).
-const searchSettings = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true),
-	set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`
+// searchSettings lead every search statement (sent as one simple query,
+// each setting for that statement alone): no JIT (compiling costs more
+// than these short statements); no parallel workers (on a busy server they
+// take the cores other searches need). A statement is planned for its
+// literal values (where.arg) whatever the pool's plan_cache_mode.
+const searchSettings = "SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; "
+
+// queryRow runs one search statement on the pool: no transaction, as each
+// statement checks that its snapshot is live (search), and none holds the
+// snapshot's tables against a swap, which renames schemas.
+func queryRow(ctx context.Context, d *sqlx.DB, query string) *sql.Row {
+	return d.QueryRowContext(ctx, searchSettings+query)
+}
 
 func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeOf func(*where) shape) (SearchPage, error) {
 	codes, err := s.Catalog.Current(ctx)
@@ -733,18 +776,6 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		w.after = w.arg(q.After)
 	}
 	sh := shapeOf(w)
-	common := len(w.args) // the filters' arguments; each statement adds its own after them
-
-	// Unprepared statements: the text depends on the filters given, and a
-	// prepared statement per combination would pile up on every connection.
-	tx, err := s.DB.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return SearchPage{}, fmt.Errorf("search: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, searchSettings); err != nil {
-		return SearchPage{}, fmt.Errorf("search: %w", err)
-	}
 	var p SearchPage
 	// The keys are read only on the snapshot the search belongs to (live:
 	// that condition), so a swap between the catalog's check and the
@@ -753,25 +784,20 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	var keys pq.StringArray
 	if q.After == "" {
 		// An exact count has read every match: it gives the first page too.
-		if p.Count, p.Exact, keys, err = count(ctx, tx, q, sh, w, q.Limit+1, live); err != nil {
+		if p.Count, p.Exact, keys, err = count(ctx, s.DB, q, sh, w, q.Limit+1, live); err != nil {
 			return SearchPage{}, errOr(ctx, err)
 		}
-		w.args = w.args[:common]
 	} else {
 		p.Count, p.Exact = q.Count, q.Exact
 	}
 	if keys == nil {
-		if keys, err = page(ctx, tx, q, sh, w, p, live()); err != nil {
+		if keys, err = page(ctx, s.DB, q, sh, w, p, live()); err != nil {
 			return SearchPage{}, err
 		}
 	}
 	if len(keys) == 0 {
-		live, err := LiveSnapshot(ctx, tx)
-		if err != nil {
+		if err := stillLive(ctx, s.DB, q.Snapshot); err != nil {
 			return SearchPage{}, err
-		}
-		if live.ID != q.Snapshot {
-			return SearchPage{}, ErrSnapshotChanged
 		}
 	}
 	p.Keys, p.HasNext = keys, len(keys) > q.Limit
@@ -785,13 +811,13 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	case !p.Exact: // never below what the page proves: its keys and one more
 		p.Count = max(p.Count, int64(len(keys)))
 	}
-	return p, errOr(ctx, tx.Commit())
+	return p, nil
 }
 
 // page reads the keys of a page (at most q.Limit+1, the one more saying
 // there is a next page) after q.After: each branch's first keys in order,
 // united. live is the condition that the search's snapshot is live.
-func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
+func page(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
 	// A search known to be small is collected: read whole through the
 	// indexes of its filters and sorted. Left to choose, PostgreSQL may
 	// walk the offices in key order, expecting matches spread evenly,
@@ -800,7 +826,7 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 	collect := p.Exact && p.Count <= int64(q.CollectBelow)
 	limit := w.arg(q.Limit + 1)
 	if sh.walk != "" && !collect {
-		return stateWalkPage(ctx, tx, q, sh, w, live, limit)
+		return stateWalkPage(ctx, d, q, sh, w, live, limit)
 	}
 	parts := make([]string, len(sh.branches))
 	// A collected search walks none of its branches.
@@ -817,9 +843,9 @@ func page(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, p Sear
 		parts[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
 	}
 	if walked >= 0 {
-		return walkPage(ctx, tx, q, sh, w, live, limit, walked, parts)
+		return walkPage(ctx, d, q, sh, w, live, limit, walked, parts)
 	}
-	return queryKeys(ctx, tx, w, keysOf(parts, limit))
+	return queryKeys(ctx, d, w, keysOf(parts, limit))
 }
 
 // keysOf is the statement of the first limit keys of parts (each a
@@ -834,9 +860,9 @@ func keysOf(parts []string, limit string) string {
 }
 
 // queryKeys runs a statement of keysOf.
-func queryKeys(ctx context.Context, tx *sqlx.Tx, w *where, query string) (pq.StringArray, error) {
+func queryKeys(ctx context.Context, d *sqlx.DB, w *where, query string) (pq.StringArray, error) {
 	var keys pq.StringArray
-	if err := tx.QueryRowContext(ctx, query, w.args...).Scan(&keys); err != nil {
+	if err := queryRow(ctx, d, query).Scan(&keys); err != nil {
 		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	return keys, nil
@@ -876,7 +902,7 @@ const stateWalkLength = 5000
 // collects the matches after the last of them through the branches'
 // indexes and sorts them. Two statements, as PostgreSQL plans every part
 // of one: the collect's joins took 1 to 2.5 ms to plan, the walk 0.1.
-func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
+func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
 	n := strconv.Itoa(stateWalkLength)
 	offices := w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+sh.walk+") AS m", live, w.walkKeyset()) +
 		" ORDER BY o.root, o.tax_id LIMIT " + n
@@ -888,7 +914,7 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 		keys pq.StringArray
 		last sql.NullString
 	)
-	if err := tx.QueryRowContext(ctx, walk, w.args...).Scan(&keys, &last); err != nil {
+	if err := queryRow(ctx, d, walk).Scan(&keys, &last); err != nil {
 		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	if len(keys) > q.Limit || !last.Valid {
@@ -903,11 +929,15 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 		// every argument.
 		rest[i] = "(" + w.sel(b, sh.key+" AS k", live, w.keyset(b), bound) + " ORDER BY " + sh.key + " || '' LIMIT " + limit + ")"
 	}
-	after, err := queryKeys(ctx, tx, w, keysOf(rest, limit))
+	after, err := queryKeys(ctx, d, w, keysOf(rest, limit))
 	if err != nil {
 		return nil, err
 	}
-	return append(keys, after...)[:min(len(keys)+len(after), q.Limit+1)], nil
+	keys = append(keys, after...)[:min(len(keys)+len(after), q.Limit+1)]
+	if len(keys) <= q.Limit {
+		return keys, stillLive(ctx, d, q.Snapshot)
+	}
+	return keys, nil
 }
 
 // walkPage reads a page whose branch sh.branches[walked] walks: the next
@@ -921,7 +951,7 @@ func stateWalkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *wher
 // stretch, every key of the page is in it. In one statement the matches
 // after the stretch were read whole when needed: 2,685 aliases of
 // "francisca" after a stretch that held 10 of the 11 keys (6.4 ms of 11).
-func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
+func walkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
 	b := sh.branches[walked]
 	scan := w.sel(branch{from: LiveSchema + ".offices o"}, "*", w.walkKeyset())
 	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: b.cond}, sh.key+" AS k", live) + ")"
@@ -933,7 +963,7 @@ func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, li
 		walks  int
 		needed = q.Limit + 1
 	)
-	if err := tx.QueryRowContext(ctx, page, w.args...).Scan(&keys, &last, &walks); err != nil {
+	if err := queryRow(ctx, d, page).Scan(&keys, &last, &walks); err != nil {
 		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 	}
 	inWalk := 0
@@ -959,7 +989,7 @@ func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, li
 		conds = append(conds, "o.tax_id || '' > "+w.arg(last.String))
 		order = "o.tax_id || ''"
 	}
-	after, err := queryKeys(ctx, tx, w, keysOf([]string{"(" + w.sel(b, sh.key+" AS k", conds...) +
+	after, err := queryKeys(ctx, d, w, keysOf([]string{"(" + w.sel(b, sh.key+" AS k", conds...) +
 		" ORDER BY " + order + " LIMIT " + limit + ")"}, limit))
 	if err != nil {
 		return nil, err
@@ -967,12 +997,28 @@ func walkPage(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, li
 	keys = append(keys, after...) // a key may be in both: a company name and its office's alias
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	return keys[:min(len(keys), needed)], nil
+	if len(keys) < needed {
+		return keys, stillLive(ctx, d, q.Snapshot)
+	}
+	return keys[:needed], nil
 }
 
-// errOr is the context's error when it ended: database/sql rolls a
-// transaction back when its context ends, and the statements after say
-// only that the transaction is done.
+// stillLive is ErrSnapshotChanged unless snapshot is the live one. A page
+// read in two statements asks it when the second ended the search: a swap
+// between them leaves the second reading nothing.
+func stillLive(ctx context.Context, d *sqlx.DB, snapshot int64) error {
+	live, err := LiveSnapshot(ctx, d)
+	if err != nil {
+		return err
+	}
+	if live.ID != snapshot {
+		return ErrSnapshotChanged
+	}
+	return nil
+}
+
+// errOr is the context's error when it ended: the driver's error then
+// says only that the statement was canceled.
 func errOr(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("%w (%w)", ctx.Err(), err)
@@ -1008,7 +1054,7 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // An exact count has read every match, so it also gives the first page:
 // keys, the first pageLimit keys in order (non-nil only when exact), read
 // where live (a condition it adds; nil for none) holds.
-func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
+func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
 	parts := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
 		parts[i] = w.sel(b, sh.key)
@@ -1017,7 +1063,7 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageL
 	// Not FORMAT JSON: decoding the whole plan of a name search took 9 %
 	// of the server's time on a name word + state.
 	var top string
-	if err := tx.QueryRowContext(ctx, "EXPLAIN "+strings.Join(parts, " UNION "), w.args...).Scan(&top); err != nil {
+	if err := queryRow(ctx, d, "EXPLAIN "+strings.Join(parts, " UNION ")).Scan(&top); err != nil {
 		return 0, false, nil, fmt.Errorf("search estimate: %w", err)
 	}
 	m := planTop.FindStringSubmatch(top)
@@ -1036,18 +1082,17 @@ func count(ctx context.Context, tx *sqlx.Tx, q Search, sh shape, w *where, pageL
 		extra = append(extra, live())
 	}
 	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)); err != nil {
-		return 0, false, nil, fmt.Errorf("search count: %w", err)
-	}
-	err = tx.QueryRowContext(ctx, countQuery, w.args...).Scan(&n, &keys)
+	// The budget is the statement's own timeout, set in the same round
+	// trip. A timeout that fires as the count ends (its timer is still
+	// armed) stays pending in the session and failed whatever statement
+	// came next on the connection, as many as one in ten after a count at
+	// its budget under load: pg_sleep(0), with no timeout of its own, meets
+	// it within this round trip, where it reads as a count out of budget.
+	err = queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
+		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)").Scan(&n, &keys)
 	var pqErr *pq.Error
 	stopped := errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil // the budget ran out
 	if err != nil && !stopped {
-		return 0, false, nil, fmt.Errorf("search count: %w", err)
-	}
-	// Back to before the savepoint, in every case: the budget's timeout
-	// would otherwise stop the page after it.
-	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
 		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
 	switch {
