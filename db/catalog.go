@@ -32,11 +32,15 @@ type Codes struct {
 	// companyWords: PostgreSQL's statistics of the companies' name words,
 	// for RareCompanyWords and StateWalkWords; nil when the table has none.
 	companyWords *wordStats
+	// aliasWords: the same of the offices' alias words, for
+	// CommonAliasWords; nil when the column has none.
+	aliasWords *wordStats
 }
 
 // wordStats are a words column's statistics as ANALYZE left them: its most
 // common words and their frequencies (a word not listed is rarer than the
-// least of them) and the table's rows.
+// least of them) and the rows that have words, to which the frequencies
+// are relative.
 type wordStats struct {
 	freq  map[string]float64
 	least float64
@@ -96,18 +100,46 @@ func (c *Codes) companyWordsUnder(values [][]string, ratio float64) bool {
 	return true
 }
 
-// loadWordStats reads the statistics of the companies' name words; nil
-// when ANALYZE has not listed any.
-func loadWordStats(ctx context.Context, tx *sqlx.Tx) (*wordStats, error) {
+// CommonAliasWords reports whether some value of a names.in has every word
+// among the offices' most common alias words, by the statistics: each held
+// by at least the least of them (2,100 aliases on the bench dump). Only
+// then does names.in alone walk the offices for aliases (walkPage); other
+// words' aliases are collected, at most collectCap (cappedPage). Half the
+// bench mix's words are in no alias: the walk read 500 offices for none,
+// and a second statement after it.
+func (c *Codes) CommonAliasWords(values [][]string) bool {
+	s := c.aliasWords
+	if s == nil {
+		return false
+	}
+	for _, words := range values {
+		listed := true
+		for _, word := range words {
+			if _, ok := s.freq[word]; !ok {
+				listed = false
+			}
+		}
+		if listed {
+			return true
+		}
+	}
+	return false
+}
+
+// loadWordStats reads the statistics of a words column of the live
+// snapshot; nil when ANALYZE has not listed any word.
+func loadWordStats(ctx context.Context, tx *sqlx.Tx, table, column string) (*wordStats, error) {
 	var (
 		words []string
 		freqs pq.Float64Array
 		rows  float64
 	)
-	err := tx.QueryRowContext(ctx, `SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples
+	// Element frequencies are relative to the rows where the column is
+	// not null (most offices have no alias).
+	err := tx.QueryRowContext(ctx, `SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples * (1 - s.null_frac)
 		FROM pg_stats s, pg_class c
-		WHERE s.schemaname = '`+LiveSchema+`' AND s.tablename = 'companies' AND s.attname = 'name_words'
-			AND c.oid = '`+LiveSchema+`.companies'::regclass`).Scan(pq.Array(&words), &freqs, &rows)
+		WHERE s.schemaname = '`+LiveSchema+`' AND s.tablename = $1 AND s.attname = $2
+			AND c.oid = ('`+LiveSchema+`.' || $1)::regclass`, table, column).Scan(pq.Array(&words), &freqs, &rows)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && (len(words) == 0 || len(freqs) < len(words) || rows <= 0)) {
 		return nil, nil
 	}
@@ -237,7 +269,10 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
 		return nil, err
 	}
-	if codes.companyWords, err = loadWordStats(ctx, tx); err != nil {
+	if codes.companyWords, err = loadWordStats(ctx, tx, "companies", "name_words"); err != nil {
+		return nil, err
+	}
+	if codes.aliasWords, err = loadWordStats(ctx, tx, "offices", "alias_words"); err != nil {
 		return nil, err
 	}
 	for _, t := range []struct {

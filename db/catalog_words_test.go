@@ -61,3 +61,27 @@ func TestStateWalkWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonAliasWords: names.in alone walks the offices for aliases when
+// some value has every word among the listed alias words; otherwise (a
+// word not listed, or no statistics) its aliases are collected.
+func TestCommonAliasWords(t *testing.T) {
+	bench := &Codes{aliasWords: &wordStats{freq: map[string]float64{"acougue": 0.066, "alianca": 0.018}, least: 0.0052, rows: 403000}}
+	for _, c := range []struct {
+		name   string
+		codes  *Codes
+		values [][]string
+		walk   bool
+	}{
+		{"a listed word", bench, [][]string{{"acougue"}}, true},
+		{"two listed words", bench, [][]string{{"acougue", "alianca"}}, true},
+		{"a listed word with one not listed", bench, [][]string{{"acougue", "palmital"}}, false},
+		{"a word not listed", bench, [][]string{{"palmital"}}, false},
+		{"one listed value among others", bench, [][]string{{"palmital"}, {"alianca"}}, true},
+		{"no statistics", &Codes{}, [][]string{{"acougue"}}, false},
+	} {
+		if got := c.codes.CommonAliasWords(c.values); got != c.walk {
+			t.Errorf("%s: CommonAliasWords(%v) = %v, want %v", c.name, c.values, got, c.walk)
+		}
+	}
+}

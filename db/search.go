@@ -563,6 +563,9 @@ type branch struct {
 	// for matches, and collects and sorts the matches after them only
 	// when those offices held too few (see walkPage).
 	walk func(offices string) string
+	// capped: a walk branch whose matches are first collected, at most
+	// collectCap of them, and walked only past that (see cappedPage).
+	capped bool
 }
 
 // walkLength is how many offices a walk branch reads in key order before
@@ -632,6 +635,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			order: "o.tax_id || ''"}
 		if len(w.conds) == 0 {
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
+			alias.capped = !w.codes.CommonAliasWords(w.names)
 		}
 		company := branch{from: from(true), cond: wordsIn("c.name_words", OpIn, names), after: after(true)}
 		if w.codes.RareCompanyWords(w.names) || (len(w.conds) > 0 && !w.codes.StateWalkWords(w.names)) {
@@ -842,6 +846,9 @@ func page(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, p Searc
 		order := cmp.Or(b.order, sh.order)
 		parts[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
 	}
+	if walked >= 0 && sh.branches[walked].capped {
+		return cappedPage(ctx, d, q, sh, w, live, limit, walked, parts)
+	}
 	if walked >= 0 {
 		return walkPage(ctx, d, q, sh, w, live, limit, walked, parts)
 	}
@@ -938,6 +945,34 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 		return keys, stillLive(ctx, d, q.Snapshot)
 	}
 	return keys, nil
+}
+
+// collectCap is how many matches cappedPage collects at most.
+const collectCap = 1000
+
+// cappedPage reads a page whose branch sh.branches[walked] is expected to
+// be small: its matches, at most collectCap+1 of them read in no order,
+// then sorted, united with the other branches' first keys, in one
+// statement. Only past the cap, with as many matches as they may be (a
+// word's frequency below what the statistics list can still be 100,000
+// aliases of the whole registry), does walkPage read the page instead.
+func cappedPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
+	b := sh.branches[walked]
+	capped := slices.Clone(parts)
+	capped[walked] = "(SELECT k FROM capped ORDER BY k LIMIT " + limit + ")"
+	page := "WITH capped AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + " LIMIT " + strconv.Itoa(collectCap+1) + ")" +
+		" SELECT (" + keysOf(capped, limit) + "), (SELECT count(*) FROM capped)"
+	var (
+		keys pq.StringArray
+		n    int
+	)
+	if err := queryRow(ctx, d, page).Scan(&keys, &n); err != nil {
+		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
+	}
+	if n <= collectCap {
+		return keys, nil
+	}
+	return walkPage(ctx, d, q, sh, w, live, limit, walked, parts)
 }
 
 // walkPage reads a page whose branch sh.branches[walked] walks: the next

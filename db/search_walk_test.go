@@ -63,7 +63,7 @@ func pageAll(t *testing.T, store *db.Store, q db.Search) []string {
 	t.Helper()
 	q.Limit, q.CountLimit, q.CountBudget, q.CollectBelow = 10, 1, time.Second, 0
 	var got []string
-	for range 100 {
+	for range 200 {
 		p, err := store.SearchOffices(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +74,7 @@ func pageAll(t *testing.T, store *db.Store, q db.Search) []string {
 		}
 		q.After = p.Keys[len(p.Keys)-1]
 	}
-	t.Fatalf("more than 100 pages: %d keys", len(got))
+	t.Fatalf("more than 200 pages: %d keys", len(got))
 	return nil
 }
 
@@ -191,6 +191,59 @@ func TestSortedCompaniesPageEveryMatch(t *testing.T) {
 		got := pageAll(t, store, db.Search{Filters: filters, Snapshot: snapshot})
 		if len(want) < 20 || !slices.Equal(got, want) {
 			t.Fatalf("state %q: paged %d keys, want %d; first difference at %d", tc.state, len(got), len(want), firstDifference(got, want))
+		}
+	}
+}
+
+// TestCappedAliasesPageEveryMatch: names.in alone collects the aliases of
+// a word the statistics do not list among the common alias words, at most
+// collectCap of them, and walks the offices only past that. The column's
+// statistics here list 10 words, all of them in every alias: "zzeps" (in
+// 40 aliases and 3 company names) is collected, "zzomega" (in 1,050
+// aliases) is collected up to the cap and then walked. Paging through
+// either visits every match once, in key order.
+func TestCappedAliasesPageEveryMatch(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.MustExec(t, d, `
+		ALTER TABLE cnpj.offices ALTER COLUMN alias_words SET STATISTICS 1;
+		INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g IN (7, 1500, 2999) THEN '{empresa,zzeps}'::text[] ELSE '{empresa}' END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r;
+		INSERT INTO cnpj.offices (tax_id, root, head, alias, alias_words)
+		SELECT r || '000100', r, true, 'LOJA',
+			'{w01,w02,w03,w04,w05,w06,w07,w08,w09,w10,w11,w12}'::text[]
+			|| CASE WHEN g % 75 = 0 THEN '{zzeps}'::text[] ELSE '{}' END
+			|| CASE WHEN g % 20 < 7 AND g <= 3000 THEN '{zzomega}'::text[] ELSE '{}' END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r
+		ORDER BY g DESC`) // the table's order is not the keys': a collect past the cap holds any 1,001
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !codes.CommonAliasWords([][]string{{"w01"}}) {
+		t.Fatal("the statistics do not list w01, in every alias")
+	}
+	for word, n := range map[string]int{"zzeps": 40 + 3 - 1, "zzomega": 1050} { // company 1,500 has zzeps in both
+		if codes.CommonAliasWords([][]string{{word}}) {
+			t.Fatalf("the statistics list %s among the common alias words", word)
+		}
+		var want []string
+		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+			WHERE c.name_words @> $1 OR o.alias_words @> $1 ORDER BY o.tax_id`, pq.Array([]string{word})); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != n {
+			t.Fatalf("%s: %d matches written, want %d", word, len(want), n)
+		}
+		got := pageAll(t, store, db.Search{
+			Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{word}}}},
+			Snapshot: snapshot,
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: paged %d keys, want %d; first difference at %d", word, len(got), len(want), firstDifference(got, want))
 		}
 	}
 }
