@@ -35,6 +35,10 @@ type Codes struct {
 	// aliasWords: the same of the offices' alias words, for
 	// CommonAliasWords; nil when the column has none.
 	aliasWords *wordStats
+	// officesPerCompany and stateShare (each state's share of the
+	// offices), from the same statistics, for NamesEstimate.
+	officesPerCompany float64
+	stateShare        map[string]float64
 }
 
 // wordStats are a words column's statistics as ANALYZE left them: its most
@@ -124,6 +128,74 @@ func (c *Codes) CommonAliasWords(values [][]string) bool {
 		}
 	}
 	return false
+}
+
+// NamesEstimate is the matches of a names.in (and, when state is not "",
+// that one state) by the words' statistics: for each value, its companies
+// (the product of its words' frequencies, as PostgreSQL's own estimate of
+// "holds every word") times the offices per company, and its aliases the
+// same way, times the state's share of the offices. It is PostgreSQL's
+// estimate of the search without the round trip of an EXPLAIN, which was
+// a tenth of a name search's time. ok is false when a value has a word the
+// statistics do not list among the companies' (its estimate would be a
+// guess: EXPLAIN then); a word not listed among the aliases counts none.
+func (c *Codes) NamesEstimate(values [][]string, state string) (n int64, ok bool) {
+	if c.companyWords == nil || c.officesPerCompany == 0 || len(values) == 0 {
+		return 0, false
+	}
+	share := 1.0
+	if state != "" {
+		if share, ok = c.stateShare[state]; !ok {
+			return 0, false
+		}
+	}
+	var sum float64
+	for _, words := range values {
+		companies, aliases := c.companyWords.rows, 0.0
+		if c.aliasWords != nil {
+			aliases = c.aliasWords.rows
+		}
+		for _, word := range words {
+			f, listed := c.companyWords.freq[word]
+			if !listed {
+				return 0, false
+			}
+			companies *= f
+			if c.aliasWords != nil {
+				aliases *= c.aliasWords.freq[word] // 0 when not listed
+			}
+		}
+		sum += companies*c.officesPerCompany + aliases
+	}
+	return int64(math.Round(sum * share)), true
+}
+
+// loadShares reads the offices per company and each state's share of the
+// offices from the live snapshot's statistics; zero and nil without them.
+func loadShares(ctx context.Context, tx *sqlx.Tx) (float64, map[string]float64, error) {
+	var (
+		states     []string
+		freqs      pq.Float64Array
+		perCompany sql.NullFloat64
+	)
+	err := tx.QueryRowContext(ctx, `SELECT s.most_common_vals::text::text[], s.most_common_freqs,
+			(SELECT o.reltuples / nullif(c.reltuples, 0) FROM pg_class o, pg_class c
+			 WHERE o.oid = '`+LiveSchema+`.offices'::regclass AND c.oid = '`+LiveSchema+`.companies'::regclass AND o.reltuples > 0)
+		FROM pg_stats s WHERE s.schemaname = '`+LiveSchema+`' AND s.tablename = 'offices' AND s.attname = 'state'`).
+		Scan(pq.Array(&states), &freqs, &perCompany)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("load state statistics: %w", err)
+	}
+	shares := make(map[string]float64, len(states))
+	for i, st := range states {
+		if i < len(freqs) {
+			shares[st] = freqs[i]
+		}
+	}
+	return perCompany.Float64, shares, nil
 }
 
 // loadWordStats reads the statistics of a words column of the live
@@ -273,6 +345,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.aliasWords, err = loadWordStats(ctx, tx, "offices", "alias_words"); err != nil {
+		return nil, err
+	}
+	if codes.officesPerCompany, codes.stateShare, err = loadShares(ctx, tx); err != nil {
 		return nil, err
 	}
 	for _, t := range []struct {

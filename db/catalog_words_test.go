@@ -85,3 +85,39 @@ func TestCommonAliasWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesEstimate: a names.in's matches by the statistics: per value,
+// the product of its words' company frequencies times the companies and
+// the offices per company, plus its aliases the same way (a word not
+// listed among the aliases counts none), times the state's share.
+func TestNamesEstimate(t *testing.T) {
+	codes := &Codes{
+		companyWords:      &wordStats{freq: map[string]float64{"paulo": 0.01, "comercio": 0.2}, least: 0.0003, rows: 806000},
+		aliasWords:        &wordStats{freq: map[string]float64{"paulo": 0.005}, least: 0.005, rows: 403000},
+		officesPerCompany: 1.25,
+		stateShare:        map[string]float64{"SP": 0.15, "AC": 0.005},
+	}
+	for _, c := range []struct {
+		name   string
+		values [][]string
+		state  string
+		want   int64
+		ok     bool
+	}{
+		{"a word", [][]string{{"paulo"}}, "", 10075 + 2015, true},
+		{"a word in a state", [][]string{{"paulo"}}, "SP", 1814, true},
+		{"two words of one value", [][]string{{"paulo", "comercio"}}, "", 2015, true},
+		{"two values", [][]string{{"paulo"}, {"comercio"}}, "AC", 1068, true},
+		{"a word not listed", [][]string{{"paulo", "serpro"}}, "", 0, false},
+		{"a state not listed", [][]string{{"paulo"}}, "ZZ", 0, false},
+		{"no statistics", nil, "", 0, false},
+	} {
+		got, ok := codes.NamesEstimate(c.values, c.state)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: NamesEstimate(%v, %q) = %d, %v; want %d, %v", c.name, c.values, c.state, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := (&Codes{}).NamesEstimate([][]string{{"paulo"}}, ""); ok {
+		t.Error("an estimate without statistics")
+	}
+}

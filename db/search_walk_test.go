@@ -137,6 +137,31 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
+
+	// The first page's count is the statistics' estimate, said without
+	// counting (a state's walk) or asking PostgreSQL (a name alone, past
+	// the count's limit).
+	for _, c := range []struct {
+		state string
+		word  string
+	}{{"AC", "zzbeta"}, {"", "empresa"}} {
+		filters := []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{c.word}}}}
+		if c.state != "" {
+			filters = append(filters, db.Filter{Field: "address.state", Op: db.OpIn, Texts: []string{c.state}})
+		}
+		est, ok := codes.NamesEstimate([][]string{{c.word}}, c.state)
+		if !ok || est < 11 {
+			t.Fatalf("%s %s: estimate %d, %v", c.word, c.state, est, ok)
+		}
+		p, err := store.SearchOffices(context.Background(), db.Search{Filters: filters, Snapshot: snapshot,
+			Limit: 10, CountLimit: 1000, CountBudget: time.Second, CollectBelow: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Count != est || p.Exact {
+			t.Fatalf("%s %s: count %d exact %v, want the estimate %d", c.word, c.state, p.Count, p.Exact, est)
+		}
+	}
 }
 
 // TestSortedCompaniesPageEveryMatch: the company names' branch of a word
