@@ -1219,21 +1219,38 @@ type SearchToken struct {
 
 // SaveSearchTokens stores tokens in one statement.
 func (s *Store) SaveSearchTokens(ctx context.Context, ts []SearchToken) error {
-	if len(ts) == 0 {
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	switch len(ts) {
+	case 0:
 		return nil
-	}
-	n := len(ts)
-	tokens, kinds, params, afters := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	snaps, counts, limits := make([]int64, n), make([]int64, n), make([]int64, n)
-	exact := make([]bool, n)
-	for i, t := range ts {
-		tokens[i], kinds[i], params[i], afters[i] = t.Token, t.Kind, t.Params, t.After
-		snaps[i], counts[i], limits[i], exact[i] = t.Snapshot, t.Count, int64(t.Limit), t.Exact
-	}
-	const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
+	case 1:
+		// A REST page's one token (next): a prepared statement of scalar
+		// values, where the arrays' encoding and an unprepared statement
+		// took 8 % of the server's time on a name search.
+		t := ts[0]
+		const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+		rows, err = s.Q.QueryContext(ctx, q, t.Token, t.Kind, t.Params, t.Snapshot, t.After, t.Count, t.Exact, t.Limit)
+	default:
+		n := len(ts)
+		tokens, kinds, params, afters := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		snaps, counts, limits := make([]int64, n), make([]int64, n), make([]int64, n)
+		exact := make([]bool, n)
+		for i, t := range ts {
+			tokens[i], kinds[i], params[i], afters[i] = t.Token, t.Kind, t.Params, t.After
+			snaps[i], counts[i], limits[i], exact[i] = t.Snapshot, t.Count, int64(t.Limit), t.Exact
+		}
+		const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bool[], $8::int[])`
-	_, err := s.DB.ExecContext(ctx, q, pq.Array(tokens), pq.Array(kinds), pq.Array(params), pq.Array(snaps),
-		pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits))
+		rows, err = s.Q.QueryContext(ctx, q, pq.Array(tokens), pq.Array(kinds), pq.Array(params), pq.Array(snaps),
+			pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits))
+	}
+	if err == nil {
+		err = rows.Close()
+	}
 	if err != nil {
 		return fmt.Errorf("save search tokens: %w", err)
 	}
