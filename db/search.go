@@ -1249,7 +1249,7 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[
 			pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits))
 	}
 	if err == nil {
-		err = rows.Close()
+		err = errors.Join(rows.Err(), rows.Close())
 	}
 	if err != nil {
 		return fmt.Errorf("save search tokens: %w", err)
