@@ -8,6 +8,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -38,21 +39,28 @@ func TestNameWalkPagesEveryMatch(t *testing.T) {
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
 	store := db.NewStore(d, db.StoreOptions{})
 	for word, n := range map[string]int{"zzalfa": 4 + 5 + 1 + 200, "zzgama": 2} {
-		var want []string
-		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
-			WHERE c.name_words @> $1 OR o.alias_words @> $1 ORDER BY o.tax_id`, pq.Array([]string{word})); err != nil {
-			t.Fatal(err)
-		}
-		if len(want) != n {
-			t.Fatalf("%s: %d matches written, want %d", word, len(want), n)
-		}
-		got := pageAll(t, store, db.Search{
-			Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{word}}}},
-			Snapshot: snapshot,
-		})
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: paged %d keys, want %d; first difference at %d", word, len(got), len(want), firstDifference(got, want))
-		}
+		pagesNameWord(t, d, store, snapshot, word, n)
+	}
+}
+
+// pagesNameWord checks that paging through names.in=word visits its n
+// matches (company names and aliases) once each, in key order.
+func pagesNameWord(t *testing.T, d *sqlx.DB, store *db.Store, snapshot int64, word string, n int) {
+	t.Helper()
+	var want []string
+	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE c.name_words @> $1 OR o.alias_words @> $1 ORDER BY o.tax_id`, pq.Array([]string{word})); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != n {
+		t.Fatalf("%s: %d matches written, want %d", word, len(want), n)
+	}
+	got := pageAll(t, store, db.Search{
+		Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{word}}}},
+		Snapshot: snapshot,
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: paged %d keys, want %d; first difference at %d", word, len(got), len(want), firstDifference(got, want))
 	}
 }
 
@@ -255,20 +263,6 @@ func TestCappedAliasesPageEveryMatch(t *testing.T) {
 		if codes.CommonAliasWords([][]string{{word}}) {
 			t.Fatalf("the statistics list %s among the common alias words", word)
 		}
-		var want []string
-		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
-			WHERE c.name_words @> $1 OR o.alias_words @> $1 ORDER BY o.tax_id`, pq.Array([]string{word})); err != nil {
-			t.Fatal(err)
-		}
-		if len(want) != n {
-			t.Fatalf("%s: %d matches written, want %d", word, len(want), n)
-		}
-		got := pageAll(t, store, db.Search{
-			Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{word}}}},
-			Snapshot: snapshot,
-		})
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: paged %d keys, want %d; first difference at %d", word, len(got), len(want), firstDifference(got, want))
-		}
+		pagesNameWord(t, d, store, snapshot, word, n)
 	}
 }
