@@ -261,3 +261,52 @@ func overlayRecords(taxID string, b []byte) (map[string]OverlayRecord, error) {
 	}
 	return out, nil
 }
+
+// personRecordsSQL reads persons with their memberships (each with its
+// company and Simples, as Memberships), in one statement: a person search
+// page took two, the persons and then their memberships. A person without
+// one has a single row whose root is "".
+const personRecordsSQL = `SELECT p.id, p.type, p.tax_id, p.name, p.age, p.country,
+	coalesce(m.root, ''), m.role, m.since, ` + companyColumns + `
+FROM ` + LiveSchema + `.persons p
+LEFT JOIN ` + LiveSchema + `.members m ON m.person_id = p.id
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
+LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
+WHERE p.id = ANY($1)
+ORDER BY p.id, m.root, m.position`
+
+// PersonRecords returns the persons of ids with their memberships, as
+// Persons and Memberships would together; a missing id is absent.
+func (s *Store) PersonRecords(ctx context.Context, ids []string) (map[string]model.Person, error) {
+	codes, err := s.Catalog.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		person     PersonRow
+		membership MembershipRow
+	}
+	rows, err := selectRows(ctx, s.Q, "person records", personRecordsSQL, func(r *row) []any {
+		p := &r.person
+		d := append(make([]any, 0, 9+companyColumnCount), &p.ID, &p.Type, &p.TaxID, &p.Name, &p.Age, &p.Country,
+			&r.membership.Root, &r.membership.Role, &r.membership.Since)
+		return r.membership.appendDest(d)
+	}, pq.Array(ids))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]model.Person, len(ids))
+	for i := range rows {
+		r := &rows[i]
+		p, ok := out[r.person.ID]
+		if !ok {
+			p = codes.person(r.person)
+			p.Membership = []model.Membership{}
+		}
+		if r.membership.Root != "" {
+			p.Membership = append(p.Membership, codes.membership(&r.membership))
+		}
+		out[r.person.ID] = p
+	}
+	return out, nil
+}

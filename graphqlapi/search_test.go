@@ -748,7 +748,8 @@ func testSameThroughGraphQL(t *testing.T, s *server, w world) {
 // testRecordsAreLookups: an office search's records are the office
 // lookup's answers without Simples (company.simples, company.simei) and
 // registrations, members included: a page of offices of companies with
-// and without members, some sharing a company.
+// and without members, some sharing a company. A person search's records
+// are the person lookup's answers.
 func testRecordsAreLookups(t *testing.T, s *server) {
 	page := s.searchPage(t, "/office?address.state.in=SP&limit=1000")
 	if len(page.records) < 100 {
@@ -777,6 +778,24 @@ func testRecordsAreLookups(t *testing.T, s *server) {
 	if shared == 0 || withMembers == 0 || withMembers == len(page.records) {
 		t.Fatalf("the page has %d offices of a company already in it and %d of %d with members: pick another page",
 			shared, withMembers, len(page.records))
+	}
+
+	// A person search's records are the person lookup's answers, the
+	// memberships (each with its company) in the lookup's order: a page
+	// with persons of several memberships.
+	persons := s.searchPage(t, "/person?limit=1000")
+	several := 0
+	for _, rec := range persons.records {
+		lookup := s.rest(t, "/person/"+rec["id"].(string))
+		if !reflect.DeepEqual(rec, lookup) {
+			t.Fatalf("person record %s differs from its lookup:\n record %v\n lookup %v", rec["id"], rec, lookup)
+		}
+		if len(lookup["membership"].([]any)) > 1 {
+			several++
+		}
+	}
+	if len(persons.records) < 100 || several == 0 {
+		t.Fatalf("%d person records, %d of several memberships: want a page of at least 100 with some", len(persons.records), several)
 	}
 }
 

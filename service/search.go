@@ -470,13 +470,10 @@ func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.O
 	return out, nil
 }
 
-// searchPersons reads the persons of a page with their memberships.
+// searchPersons reads the persons of a page with their memberships, in
+// one statement.
 func (s *Service) searchPersons(ctx context.Context, ids []string) ([]model.Person, error) {
-	persons, err := s.store.Persons(ctx, ids)
-	if err != nil {
-		return nil, storeErr(err, "")
-	}
-	memberships, err := s.store.Memberships(ctx, ids)
+	persons, err := s.store.PersonRecords(ctx, ids)
 	if err != nil {
 		return nil, storeErr(err, "")
 	}
@@ -486,10 +483,7 @@ func (s *Service) searchPersons(ctx context.Context, ids []string) ([]model.Pers
 		if !ok {
 			return nil, searchRecordErr(id)
 		}
-		p.Membership, p.Scope = memberships[id], model.ScopePerson
-		if p.Membership == nil {
-			p.Membership = []model.Membership{}
-		}
+		p.Scope = model.ScopePerson
 		out[i] = p
 	}
 	return out, nil
