@@ -103,7 +103,8 @@ func firstDifference(a, b []string) int {
 // after them; then come 5,600 offices of the state without it, and after
 // them aliases and company names interleaved. A quarter of the offices are
 // in another state. Paging through the search visits every match once, in
-// key order.
+// key order, and again when the aliases are few by the statistics (the
+// walk then checks the company names alone, the aliases collected).
 func TestStateWalkPagesEveryMatch(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
@@ -169,6 +170,30 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 		if p.Count != est || p.Exact {
 			t.Fatalf("%s %s: count %d exact %v, want the estimate %d", c.word, c.state, p.Count, p.Exact, est)
 		}
+	}
+
+	// With the aliases' statistics not listing zzbeta (twelve words in
+	// every alias, a statistics target of 1), the walk checks the company
+	// names alone and the aliases are collected: the same pages.
+	dbtest.MustExec(t, d, `ALTER TABLE cnpj.offices ALTER COLUMN alias_words SET STATISTICS 1;
+		UPDATE cnpj.offices SET alias_words = coalesce(alias_words, '{}') || '{w01,w02,w03,w04,w05,w06,w07,w08,w09,w10,w11,w12}'::text[]`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.offices`)
+	split := db.NewStore(d, db.StoreOptions{})
+	if codes, err = split.Catalog.Current(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if codes.CommonAliasWords([][]string{{"zzbeta"}}) || !codes.StateWalkWords([][]string{{"zzbeta"}}) {
+		t.Fatal("the statistics list zzbeta among the common alias words, or say collect it")
+	}
+	got = pageAll(t, split, db.Search{
+		Filters: []db.Filter{
+			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
+			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
+		},
+		Snapshot: snapshot,
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("split walk: paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
 }
 
