@@ -1045,7 +1045,9 @@ func cappedPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, l
 // "francisca" after a stretch that held 10 of the 11 keys (6.4 ms of 11).
 func walkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
 	b := sh.branches[walked]
-	scan := w.sel(branch{from: LiveSchema + ".offices o"}, "*", w.walkKeyset())
+	// The columns the walk branch reads (its alias condition, its keyset):
+	// materializing whole rows took 7 % longer.
+	scan := w.sel(branch{from: LiveSchema + ".offices o"}, "o.tax_id, o.root, o.alias_words", w.walkKeyset())
 	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: b.cond}, sh.key+" AS k", live) + ")"
 	page := "WITH walk AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + ")" +
 		" SELECT (" + keysOf(parts, limit) + "), (SELECT max(tax_id) FROM walk), (SELECT count(*) FROM walk)"
