@@ -72,7 +72,8 @@ type FilterSpec struct {
 	cond    func(w *where, f Filter) string
 }
 
-// where collects a search's conditions and their arguments.
+// where collects a search's conditions, their values written in them as
+// literals (arg).
 type where struct {
 	conds      []string
 	codes      *Codes
@@ -83,7 +84,7 @@ type where struct {
 	state      string     // the address.state condition, as in conds
 	oneState   string     // that condition's state when it names one: an equality
 	personName []string   // a person search's name.in of one value, read through person_words
-	after      string     // the argument ($n) of the key a page starts after; "" on a first page
+	after      string     // the key a page starts after, as a literal; "" on a first page
 }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
