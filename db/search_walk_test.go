@@ -136,13 +136,14 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 	if !codes.StateWalkWords([][]string{{"zzbeta"}}) { // 420 companies of 9,000: over sqrt(10 × 9,000)
 		t.Fatal("the statistics say collect zzbeta, not walk")
 	}
-	got := pageAll(t, store, db.Search{
+	inAC := db.Search{
 		Filters: []db.Filter{
 			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
 			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
 		},
 		Snapshot: snapshot,
-	})
+	}
+	got := pageAll(t, store, inAC)
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
@@ -185,13 +186,7 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 	if codes.CommonAliasWords([][]string{{"zzbeta"}}) || !codes.StateWalkWords([][]string{{"zzbeta"}}) {
 		t.Fatal("the statistics list zzbeta among the common alias words, or say collect it")
 	}
-	got = pageAll(t, split, db.Search{
-		Filters: []db.Filter{
-			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
-			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
-		},
-		Snapshot: snapshot,
-	})
+	got = pageAll(t, split, inAC)
 	if !slices.Equal(got, want) {
 		t.Fatalf("split walk: paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
