@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"net/url"
@@ -392,11 +393,10 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	out.Limit = q.Limit
 	tokens := make([]db.SearchToken, 0, 1)
 	mint := func(after string) (string, error) {
-		t := make([]byte, TokenLength/2)
-		if _, err := rand.Read(t); err != nil {
+		tok, err := newToken(time.Now())
+		if err != nil {
 			return "", err
 		}
-		tok := hex.EncodeToString(t)
 		tokens = append(tokens, db.SearchToken{Token: tok, Kind: sk.name, Params: p.params, Snapshot: q.Snapshot,
 			After: after, Count: out.Count, Exact: out.Exact, Limit: q.Limit})
 		return tok, nil
@@ -422,6 +422,22 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	}
 	s.dropOldTokens()
 	return out, res.Keys, nil
+}
+
+// newToken is a page token: the time in milliseconds (6 bytes, as a
+// UUIDv7 begins) then 10 random bytes, in hexadecimal. Tokens minted later
+// sort later, so each insert lands on the last page of the tokens' primary
+// key, which stays in PostgreSQL's buffers; random tokens spread the
+// inserts over an index of an hour's tokens (700,000 after an hour of the
+// bench's searches: 71 MB), each insert reading one of its pages from
+// anywhere. 80 random bits still make a token unguessable.
+func newToken(now time.Time) (string, error) {
+	t := make([]byte, TokenLength/2)
+	binary.BigEndian.PutUint64(t, uint64(now.UnixMilli())<<16) // the top 6 bytes
+	if _, err := rand.Read(t[6:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(t), nil
 }
 
 // dropOldTokens deletes expired tokens, at most once a minute per
