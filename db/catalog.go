@@ -29,6 +29,9 @@ type Codes struct {
 	// person_words (imported with --word-tables); name searches of one
 	// value read them.
 	wordTables, personWords bool
+	// signatures: the snapshot has office_signatures (every import since
+	// they were added has); a name with one state walks them.
+	signatures bool
 	// companyWords: PostgreSQL's statistics of the companies' name words,
 	// for RareCompanyWords and StateWalkWords; nil when the table has none.
 	companyWords *wordStats
@@ -339,6 +342,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
+		return nil, err
+	}
+	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {
 		return nil, err
 	}
 	if codes.companyWords, err = loadWordStats(ctx, tx, "companies", "name_words"); err != nil {

@@ -565,6 +565,10 @@ type shape struct {
 	// stateWalkPage).
 	walkCompanies string
 	walkAliases   *branch
+	// signatures: the walk reads office_signatures (o: state, tax_id and
+	// the signatures) instead of the offices, and walk checks the
+	// signatures before it reads a name (see OfficeSignaturesSQL).
+	signatures bool
 }
 
 // branch is one way to reach matches: its tables, its own condition (""
@@ -680,7 +684,16 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// 34,114 of them for a page (20 ms; this walk, 2.5 ms).
 			name := "(SELECT c.name_words FROM " + LiveSchema + ".companies c WHERE c.root = o.root)"
 			sh.walk = alias.cond + " OR " + wordsIn(name, OpIn, names)
-			if !w.codes.CommonAliasWords(w.names) {
+			if w.codes.signatures && len(w.conds) == 1 {
+				// The state alone: the signatures first, then the name
+				// or alias they say may hold the value (6 ms → 0.8 for
+				// "cooperativa" in PR: 1,331 of 33,317 offices read).
+				name := "(SELECT c.name_words FROM " + LiveSchema + ".companies c WHERE c.root = left(o.tax_id, 8))"
+				alias := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = o.tax_id)"
+				sh.signatures = true
+				sh.walk = "(" + holdsSignature("o.name_sig", w.names) + " AND " + wordsIn(name, OpIn, names) + ") OR (" +
+					holdsSignature("o.alias_sig", w.names) + " AND " + wordsIn(alias, OpIn, names) + ")"
+			} else if !w.codes.CommonAliasWords(w.names) {
 				// Aliases few by the statistics: collected, and the walk
 				// checks the company names alone (stateWalkPage).
 				sh.walkCompanies, sh.walkAliases = wordsIn(name, OpIn, names), &sh.branches[1]
@@ -946,9 +959,16 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 	n := strconv.Itoa(stateWalkLength)
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
+	from, order, keyset := LiveSchema+".offices o", "o.root, o.tax_id", w.walkKeyset()
+	if sh.signatures {
+		from, order = LiveSchema+".office_signatures o", "o.tax_id"
+		if w.after != "" {
+			keyset = "o.tax_id > " + w.after
+		}
+	}
 	walkOf := func(cond string) string {
-		offices := w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+cond+") AS m", live, w.walkKeyset()) +
-			" ORDER BY o.root, o.tax_id LIMIT " + n
+		offices := w.sel(branch{from: from}, sh.key+" AS k, ("+cond+") AS m", live, keyset) +
+			" ORDER BY " + order + " LIMIT " + n
 		return "SELECT k, m, rn FROM (SELECT k, m, row_number() OVER () AS rn FROM (" + offices + ") o) o" +
 			" WHERE m OR rn = " + n + " LIMIT " + limit
 	}

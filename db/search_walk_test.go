@@ -2,12 +2,14 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/words"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
@@ -284,5 +286,84 @@ func TestCappedAliasesPageEveryMatch(t *testing.T) {
 			t.Fatalf("the statistics list %s among the common alias words", word)
 		}
 		pagesNameWord(t, d, store, snapshot, word, n)
+	}
+}
+
+// TestSignatureWalkPagesEveryMatch: names.in with one state, once the
+// snapshot has its office signatures, walks them in key order and reads a
+// name only where a signature holds the value's (SearchOffices). Here the
+// word is in 420 companies' names and seven aliases of 9,000 offices, as
+// in TestStateWalkPagesEveryMatch, and another word whose signature holds
+// the first's is in 900 more names and five aliases: those offices' names
+// must be read and found wanting. Paging visits every match once, in key
+// order; and with one match's signatures cleared, paging misses it (the
+// pages come from the signatures).
+func TestSignatureWalkPagesEveryMatch(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	want := words.Signature([]string{"zzbeta"})
+	lookalike := ""
+	for i := 0; lookalike == ""; i++ {
+		if w := fmt.Sprintf("zzfalse%d", i); words.Signature([]string{w})&want == want {
+			lookalike = w
+		}
+	}
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 400 OR g BETWEEN 8001 AND 8020 THEN '{empresa,zzbeta}'::text[]
+			WHEN g % 7 = 0 AND g BETWEEN 1000 AND 7300 THEN ARRAY['empresa', $1] ELSE '{empresa}' END
+		FROM generate_series(1, 9000) g, lpad((90000000 + g)::text, 8, '0') r`, lookalike)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.offices (tax_id, root, head, state, alias, alias_words)
+		SELECT r || '000100', r, true, CASE WHEN g % 4 = 0 THEN 'RJ' ELSE 'AC' END,
+			CASE WHEN g BETWEEN 401 AND 405 OR g IN (7990, 8010) THEN 'LOJA ZZBETA' WHEN g BETWEEN 406 AND 410 THEN 'LOJA' END,
+			CASE WHEN g BETWEEN 401 AND 405 OR g IN (7990, 8010) THEN '{loja,zzbeta}'::text[] WHEN g BETWEEN 406 AND 410 THEN ARRAY['loja', $1] END
+		FROM generate_series(1, 9000) g, lpad((90000000 + g)::text, 8, '0') r`, lookalike)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.offices (tax_id, root, head, state)
+		SELECT r || '000200', r, false, 'SP' FROM generate_series(1, 400) g, lpad((90000000 + g)::text, 8, '0') r`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
+	dbtest.Sign(t, d)
+	var matches []string
+	if err := d.Select(&matches, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE o.state = 'AC' AND (c.name_words @> '{zzbeta}' OR o.alias_words @> '{zzbeta}') ORDER BY o.tax_id`); err != nil {
+		t.Fatal(err)
+	}
+	if len(matches) != 300+4+1+15 {
+		t.Fatalf("%d matches written, want 320", len(matches))
+	}
+	var lookalikes int
+	if err := d.Get(&lookalikes, `SELECT count(*) FROM cnpj.office_signatures s
+		WHERE s.state = 'AC' AND (s.name_sig & $1 = $1 OR s.alias_sig & $1 = $1)`, int64(want)); err != nil {
+		t.Fatal(err)
+	}
+	if lookalikes < len(matches)+600 {
+		t.Fatalf("%d offices' signatures hold zzbeta's, want the 320 matches and 600 more", lookalikes)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !codes.StateWalkWords([][]string{{"zzbeta"}}) {
+		t.Fatal("the statistics say collect zzbeta, not walk")
+	}
+	inAC := db.Search{
+		Filters: []db.Filter{
+			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
+			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
+		},
+		Snapshot: snapshot,
+	}
+	if got := pageAll(t, store, inAC); !slices.Equal(got, matches) {
+		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(matches), firstDifference(got, matches))
+	}
+
+	// A match whose signatures say it lacks the word is not read: the
+	// pages came from the signatures.
+	dbtest.MustExec(t, d, `UPDATE cnpj.office_signatures SET name_sig = 0, alias_sig = 0 WHERE tax_id = $1`, matches[15])
+	got := pageAll(t, store, inAC)
+	if !slices.Equal(got, slices.Delete(slices.Clone(matches), 15, 16)) {
+		t.Fatalf("with %s's signatures cleared, paged %d keys, want %d", matches[15], len(got), len(matches)-1)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
@@ -25,6 +26,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
 	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
+	"github.com/cnpjgraph/cnpjgraph/words"
 )
 
 func opts(t testing.TB, paths ...string) importer.Options {
@@ -723,5 +725,51 @@ func TestVisibilityWarning(t *testing.T) {
 	}
 	if strings.Contains(waiting.String(), "warning: VACUUM") || unmarked() != 0 {
 		t.Fatalf("%d tables unmarked after the older transaction ended:\n%s", unmarked(), waiting.String())
+	}
+}
+
+// TestSignatures: an import writes each company name's and alias's words
+// signature (words.Signature of its words) and office_signatures, one row
+// per office with a state, with both, all-visible for its index-only walk.
+func TestSignatures(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := generated(t, generator.Options{Companies: 300, Seed: 6})
+	mustImport(t, d, importer.Options{Paths: []string{dir}})
+	for _, c := range []struct{ table, words, sig string }{
+		{"companies", "name_words", "name_sig"},
+		{"offices", "alias_words", "alias_sig"},
+	} {
+		var rows []struct {
+			Words pq.StringArray `db:"words"`
+			Sig   int64          `db:"sig"`
+		}
+		if err := d.Select(&rows, `SELECT `+c.words+` AS words, `+c.sig+` AS sig FROM cnpj.`+c.table); err != nil {
+			t.Fatal(err)
+		}
+		signed := 0
+		for _, r := range rows {
+			if want := int64(words.Signature(r.Words)); r.Sig != want {
+				t.Fatalf("%s: words %q, signature %x, want %x", c.table, r.Words, r.Sig, want)
+			}
+			if r.Sig != 0 {
+				signed++
+			}
+		}
+		if signed == 0 {
+			t.Errorf("%s: no signature written", c.table)
+		}
+	}
+	for _, q := range []string{
+		`SELECT NOT EXISTS (SELECT state, tax_id, name_sig, alias_sig FROM cnpj.office_signatures
+			EXCEPT SELECT o.state, o.tax_id, coalesce(c.name_sig, 0), o.alias_sig FROM cnpj.offices o LEFT JOIN cnpj.companies c ON c.root = o.root)
+		    AND (SELECT count(*) FROM cnpj.office_signatures) = (SELECT count(*) FROM cnpj.offices WHERE state IS NOT NULL)`,
+		`SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE oid = 'cnpj.office_signatures'::regclass`,
+		`SELECT to_regclass('cnpj.office_signatures_state') IS NOT NULL`,
+	} {
+		var ok bool
+		if err := d.Get(&ok, q); err != nil || !ok {
+			t.Errorf("office signatures (%v): %s", err, q)
+		}
 	}
 }

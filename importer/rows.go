@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/words"
@@ -10,10 +11,10 @@ import (
 
 // Columns of the staging tables each big file feeds, in COPY order.
 var (
-	companyColumns = []string{"root", "name", "nature", "responsible_role", "equity", "size", "jurisdiction", "name_words"}
+	companyColumns = []string{"root", "name", "nature", "responsible_role", "equity", "size", "jurisdiction", "name_words", "name_sig"}
 	officeColumns  = []string{"tax_id", "root", "head", "alias", "status", "status_date", "reason", "city_abroad",
 		"country", "founded", "main_activity", "side_activities", "street", "number", "details", "district", "zip",
-		"state", "municipality", "phones", "email", "special", "special_date", "alias_words"}
+		"state", "municipality", "phones", "email", "special", "special_date", "alias_words", "alias_sig"}
 	memberColumns    = []string{"root", "position", "person_id", "role", "since", "agent_person_id", "agent_role"}
 	personRowColumns = []string{"id", "type", "tax_id", "name", "age", "country", "name_words"}
 	simplesColumns   = []string{"root", "simples_optant", "simples_since", "simples_until", "simei_optant", "simei_since", "simei_until"}
@@ -121,13 +122,24 @@ func (w *copyWriter) equity(v []byte) error {
 }
 
 // words writes the search words of a name as a text[] (package words);
-// a name without any is NULL.
-func (w *copyWriter) words(name []byte) {
+// a name without any is NULL. It returns their signature.
+func (w *copyWriter) words(name []byte) uint64 {
 	w.sep()
-	var ok bool
-	if w.buf, ok = words.AppendArray(w.buf, name); !ok {
+	var (
+		ok  bool
+		sig uint64
+	)
+	if w.buf, sig, ok = words.AppendArray(w.buf, name); !ok {
 		w.buf = append(w.buf, '\\', 'N')
 	}
+	return sig
+}
+
+// signature writes a words signature (words.Signature) as a bigint: the
+// same 64 bits, read as signed.
+func (w *copyWriter) signature(sig uint64) {
+	w.sep()
+	w.buf = strconv.AppendInt(w.buf, int64(sig), 10)
 }
 
 func (w *copyWriter) boolean(b bool) {
@@ -152,7 +164,7 @@ func company(f [][]byte, w *copyWriter) error {
 	}
 	w.text(f[5])
 	w.text(f[6])
-	w.words(f[1])
+	w.signature(w.words(f[1]))
 	return nil
 }
 
@@ -207,7 +219,7 @@ func (o *officeRow) write(f [][]byte, w *copyWriter) error {
 	if err := w.date(f[29], 29); err != nil {
 		return err
 	}
-	w.words(f[4])
+	w.signature(w.words(f[4]))
 	return nil
 }
 

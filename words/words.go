@@ -47,8 +47,8 @@ func Of(s string) []string { return Append(nil, s) }
 
 // AppendArray appends the words of name as a PostgreSQL text[] literal
 // ({"a","b"}) and reports whether there was any: the importer's COPY
-// writes it as the name's words column.
-func AppendArray(dst, name []byte) ([]byte, bool) {
+// writes it as the name's words column. sig is the words' Signature.
+func AppendArray(dst, name []byte) (out []byte, sig uint64, ok bool) {
 	n := 0
 	inWord := false
 	wordStart := 0
@@ -85,6 +85,7 @@ func AppendArray(dst, name []byte) ([]byte, bool) {
 				}
 				dst = dst[:cut]
 			} else {
+				sig |= wordBits(dst[wordStart:])
 				dst = append(dst, '"')
 				n++
 			}
@@ -92,9 +93,9 @@ func AppendArray(dst, name []byte) ([]byte, bool) {
 		i += size
 	}
 	if n == 0 {
-		return dst[:start], false
+		return dst[:start], 0, false
 	}
-	return append(dst, '}'), true
+	return append(dst, '}'), sig, true
 }
 
 // seen reports whether word is one of the quoted, comma-separated words in

@@ -37,7 +37,10 @@ func TestAppendArray(t *testing.T) {
 		{"X", `{"x"}`},
 		{"日本 abc 日本", `{"abc"}`},
 	} {
-		got, ok := AppendArray([]byte("prefix"), []byte(c.in))
+		got, sig, ok := AppendArray([]byte("prefix"), []byte(c.in))
+		if sig != Signature(Of(c.in)) {
+			t.Errorf("AppendArray(%q): signature %x, want Signature's %x", c.in, sig, Signature(Of(c.in)))
+		}
 		if ok != (c.want != "") || string(got) != "prefix"+c.want {
 			t.Errorf("AppendArray(%q) = %q, %v; want %q", c.in, got, ok, c.want)
 		}
@@ -48,8 +51,11 @@ func FuzzAppendArray(f *testing.F) {
 	f.Add("SERVIÇO FEDERAL DE PROCESSAMENTO DE DADOS")
 	f.Add("a a b")
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := AppendArray(nil, []byte(s))
+		got, sig, ok := AppendArray(nil, []byte(s))
 		want := Of(s)
+		if sig != Signature(want) {
+			t.Fatalf("%q: signature %x, want %x", s, sig, Signature(want))
+		}
 		if ok != (len(want) > 0) {
 			t.Fatalf("%q: ok %v, words %q", s, ok, want)
 		}

@@ -250,3 +250,41 @@ func nullIf(s string) any {
 	}
 	return s
 }
+
+// Sign gives the live snapshot's companies and offices the signatures of
+// their words (words.Signature, as the importer writes them) and derives
+// office_signatures with its index, as an import does: the name searches
+// with one state then walk the signatures.
+func Sign(t testing.TB, d *sqlx.DB) {
+	t.Helper()
+	for _, c := range []struct{ table, key, words, sig string }{
+		{"companies", "root", "name_words", "name_sig"},
+		{"offices", "tax_id", "alias_words", "alias_sig"},
+	} {
+		var rows []struct {
+			Key   string         `db:"key"`
+			Words pq.StringArray `db:"words"`
+		}
+		if err := d.Select(&rows, `SELECT `+c.key+` AS key, `+c.words+` AS words FROM `+db.LiveSchema+`.`+c.table+
+			` WHERE `+c.words+` IS NOT NULL`); err != nil {
+			t.Fatalf("dbtest: sign %s: %v", c.table, err)
+		}
+		keys, sigs := make([]string, len(rows)), make([]int64, len(rows))
+		for i, r := range rows {
+			keys[i], sigs[i] = r.Key, int64(words.Signature(r.Words))
+		}
+		MustExec(t, d, `UPDATE `+db.LiveSchema+`.`+c.table+` t SET `+c.sig+` = v.sig
+			FROM unnest($1::text[], $2::bigint[]) v(key, sig) WHERE t.`+c.key+` = v.key`, pq.Array(keys), pq.Array(sigs))
+	}
+	conn, err := d.Connx(context.Background())
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer conn.Close()
+	for _, q := range []string{"SET search_path TO " + db.LiveSchema, "DROP TABLE IF EXISTS office_signatures",
+		db.OfficeSignaturesSQL, db.OfficeSignaturesIndexSQL, "VACUUM ANALYZE office_signatures", "RESET search_path"} {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("dbtest: office signatures: %v\n%s", err, q)
+		}
+	}
+}

@@ -18,7 +18,8 @@ CREATE TABLE companies (
     equity               numeric,            -- capital social, exact
     size                 text,               -- porte: 00, 01, 03, 05
     jurisdiction         text,               -- ente federativo responsável
-    name_words           text[] COLLATE "C"  -- the name's search words (package words)
+    name_words           text[] COLLATE "C", -- the name's search words (package words)
+    name_sig             bigint NOT NULL DEFAULT 0 -- their words.Signature (office_signatures)
 );
 
 CREATE TABLE offices (
@@ -45,7 +46,8 @@ CREATE TABLE offices (
     email                text,
     special              text,               -- situação especial (free text)
     special_date         date,
-    alias_words          text[] COLLATE "C"  -- the alias's search words
+    alias_words          text[] COLLATE "C", -- the alias's search words
+    alias_sig            bigint NOT NULL DEFAULT 0 -- their words.Signature (office_signatures)
 );
 
 -- Persons, one row per distinct (type, tax id, name); id is the UUIDv5 of those.
