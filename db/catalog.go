@@ -32,6 +32,10 @@ type Codes struct {
 	// signatures: the snapshot has office_signatures (every import since
 	// they were added has); a name with one state walks them.
 	signatures bool
+	// companySignatures: the companies' primary key includes their
+	// signatures, so a walk of the companies by root reads them from the
+	// index alone; a name alone walks them so.
+	companySignatures bool
 	// companyWords: PostgreSQL's statistics of the companies' name words,
 	// for RareCompanyWords and StateWalkWords; nil when the table has none.
 	companyWords *wordStats
@@ -346,6 +350,11 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	}
 	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {
 		return nil, err
+	}
+	if err := tx.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+		WHERE i.indrelid = to_regclass($1) AND i.indisprimary AND a.attname = 'name_sig')`, LiveSchema+".companies").Scan(&codes.companySignatures); err != nil {
+		return nil, fmt.Errorf("check the companies' primary key: %w", err)
 	}
 	if codes.companyWords, err = loadWordStats(ctx, tx, "companies", "name_words"); err != nil {
 		return nil, err

@@ -585,6 +585,9 @@ type branch struct {
 	// capped: a walk branch whose matches are first collected, at most
 	// collectCap of them, and walked only past that (see cappedPage).
 	capped bool
+	// paged, when set, is how a page (not a count, nor a collect) reads
+	// this branch's matches.
+	paged *branch
 }
 
 // walkLength is how many offices a walk branch reads in key order before
@@ -669,6 +672,18 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			sorted := "(SELECT c.*, c.root || '' AS rk FROM " + LiveSchema + ".companies c WHERE " + company.cond +
 				" ORDER BY c.root || '') c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
 			company = branch{from: fromOffices(sorted, false), after: after(true), order: "c.rk, o.tax_id"}
+		}
+		if len(w.conds) == 0 && w.codes.signatures && w.codes.companySignatures && !w.codes.RareCompanyWords(w.names) {
+			// A name alone: a page walks the companies by root from their
+			// primary key alone (it includes the signatures) and reads a
+			// name only where the signature holds the value's
+			// ("cristovao": 48 names read of 8,911 companies walked,
+			// 5.9 → 2.9 ms; see OfficeSignaturesSQL). A count reads the
+			// GIN index as before.
+			name := "(SELECT x.name_words FROM " + LiveSchema + ".companies x WHERE x.root = c.root)"
+			signed := "(SELECT c.root FROM " + LiveSchema + ".companies c WHERE " + holdsSignature("c.name_sig", w.names) +
+				" AND " + wordsIn(name, OpIn, names) + ") c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
+			company.paged = &branch{from: fromOffices(signed, false), after: after(true)}
 		}
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
@@ -884,6 +899,9 @@ func page(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, p Searc
 	for i, b := range sh.branches {
 		if i == walked {
 			continue // walkPage's
+		}
+		if b.paged != nil && !collect {
+			b = *b.paged
 		}
 		keyset := w.keyset(b)
 		if collect {

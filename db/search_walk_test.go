@@ -367,3 +367,68 @@ func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 		t.Fatalf("with %s's signatures cleared, paged %d keys, want %d", matches[15], len(got), len(matches)-1)
 	}
 }
+
+// TestSignedCompaniesPageEveryMatch: names.in alone, once the snapshot has
+// its signatures, walks the companies by root from their primary key
+// (which includes the signatures) and reads a name only where the
+// signature holds the value's. Here the word is in 204 of 3,000 companies'
+// names and six aliases (TestNameWalkPagesEveryMatch's data), and a word
+// whose signature holds the first's is in 400 more names: those must be
+// read and found wanting. Paging visits every match once, in key order,
+// with the count the GIN index gives; and with one company's signature
+// cleared, paging misses its office.
+func TestSignedCompaniesPageEveryMatch(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	want := words.Signature([]string{"zzalfa"})
+	lookalike := ""
+	for i := 0; lookalike == ""; i++ {
+		if w := fmt.Sprintf("zzfalse%d", i); words.Signature([]string{w})&want == want {
+			lookalike = w
+		}
+	}
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 4 OR g > 2800 THEN '{empresa,zzalfa}'::text[]
+			WHEN g BETWEEN 1000 AND 1399 THEN ARRAY['empresa', $1] ELSE '{empresa}' END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r`, lookalike)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.offices (tax_id, root, head, alias, alias_words)
+		SELECT r || '000100', r, true,
+			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN 'LOJA ZZALFA' END,
+			CASE WHEN g BETWEEN 10 AND 14 OR g = 2300 THEN '{loja,zzalfa}'::text[] END
+		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
+	dbtest.Sign(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if codes.RareCompanyWords([][]string{{"zzalfa"}}) {
+		t.Fatal("the statistics say zzalfa is rare: its companies would be collected, not walked")
+	}
+	pagesNameWord(t, d, store, snapshot, "zzalfa", 4+5+1+200)
+
+	// The first page's count is the GIN index's, not the walk's.
+	p, err := store.SearchOffices(context.Background(), db.Search{
+		Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"zzalfa"}}}},
+		Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, CollectBelow: 0,
+	})
+	if err != nil || p.Count != 210 || !p.Exact {
+		t.Fatalf("count %d exact %v (%v), want 210 exactly", p.Count, p.Exact, err)
+	}
+
+	// A company whose signature says it lacks the word is not read: the
+	// pages came from the signatures.
+	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET name_sig = 0 WHERE root = '90002900'`)
+	dbtest.MustExec(t, d, `VACUUM cnpj.companies`)
+	got := pageAll(t, store, db.Search{
+		Filters:  []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"zzalfa"}}}},
+		Snapshot: snapshot,
+	})
+	if len(got) != 209 || slices.Contains(got, "90002900000100") {
+		t.Fatalf("with 90002900's signature cleared, paged %d keys (its office among them: %v), want 209",
+			len(got), slices.Contains(got, "90002900000100"))
+	}
+}

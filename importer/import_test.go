@@ -729,8 +729,9 @@ func TestVisibilityWarning(t *testing.T) {
 }
 
 // TestSignatures: an import writes each company name's and alias's words
-// signature (words.Signature of its words) and office_signatures, one row
-// per office with a state, with both, all-visible for its index-only walk.
+// signature (words.Signature of its words), the companies' primary key
+// including theirs, and office_signatures, one row per office with a
+// state, with both, all-visible for its index-only walk.
 func TestSignatures(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
@@ -766,6 +767,8 @@ func TestSignatures(t *testing.T) {
 		    AND (SELECT count(*) FROM cnpj.office_signatures) = (SELECT count(*) FROM cnpj.offices WHERE state IS NOT NULL)`,
 		`SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE oid = 'cnpj.office_signatures'::regclass`,
 		`SELECT to_regclass('cnpj.office_signatures_state') IS NOT NULL`,
+		`SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+			WHERE i.indrelid = 'cnpj.companies'::regclass AND i.indisprimary AND a.attname = 'name_sig')`,
 	} {
 		var ok bool
 		if err := d.Get(&ok, q); err != nil || !ok {

@@ -707,7 +707,7 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 	return nil
 }
 
-var primaryKey = regexp.MustCompile(`^ALTER TABLE (\w+) ADD PRIMARY KEY \(([\w, ]+)\)$`)
+var primaryKey = regexp.MustCompile(`^ALTER TABLE (\w+) ADD PRIMARY KEY \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?$`)
 
 func isUniqueViolation(err error) bool {
 	var pqErr *pq.Error

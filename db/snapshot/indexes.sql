@@ -1,5 +1,7 @@
 -- Built after the load, before the swap.
-ALTER TABLE companies ADD PRIMARY KEY (root);
+-- The companies' key includes their name's words signature: a name search
+-- walks the companies by root from this index alone (see db/signatures.go).
+ALTER TABLE companies ADD PRIMARY KEY (root) INCLUDE (name_sig);
 ALTER TABLE offices ADD PRIMARY KEY (tax_id);
 CREATE INDEX offices_root ON offices (root, tax_id);
 ALTER TABLE persons ADD PRIMARY KEY (id);
