@@ -130,21 +130,7 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 	if len(want) != 300+4+1+15 { // 8010 has the word in both
 		t.Fatalf("%d matches written, want 320", len(want))
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !codes.StateWalkWords([][]string{{"zzbeta"}}) { // 420 companies of 9,000: over sqrt(10 × 9,000)
-		t.Fatal("the statistics say collect zzbeta, not walk")
-	}
-	inAC := db.Search{
-		Filters: []db.Filter{
-			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
-			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
-		},
-		Snapshot: snapshot,
-	}
+	store, codes, inAC := zzbetaInAC(t, d, snapshot)
 	got := pageAll(t, store, inAC)
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
@@ -182,7 +168,8 @@ func TestStateWalkPagesEveryMatch(t *testing.T) {
 		UPDATE cnpj.offices SET alias_words = coalesce(alias_words, '{}') || '{w01,w02,w03,w04,w05,w06,w07,w08,w09,w10,w11,w12}'::text[]`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.offices`)
 	split := db.NewStore(d, db.StoreOptions{})
-	if codes, err = split.Catalog.Current(context.Background()); err != nil {
+	codes, err := split.Catalog.Current(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if codes.CommonAliasWords([][]string{{"zzbeta"}}) || !codes.StateWalkWords([][]string{{"zzbeta"}}) {
@@ -301,13 +288,7 @@ func TestCappedAliasesPageEveryMatch(t *testing.T) {
 func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
-	want := words.Signature([]string{"zzbeta"})
-	lookalike := ""
-	for i := 0; lookalike == ""; i++ {
-		if w := fmt.Sprintf("zzfalse%d", i); words.Signature([]string{w})&want == want {
-			lookalike = w
-		}
-	}
+	lookalike := lookalikeOf("zzbeta")
 	dbtest.MustExec(t, d, `
 		INSERT INTO cnpj.companies (root, name, name_words)
 		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 400 OR g BETWEEN 8001 AND 8020 THEN '{empresa,zzbeta}'::text[]
@@ -334,27 +315,13 @@ func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 	}
 	var lookalikes int
 	if err := d.Get(&lookalikes, `SELECT count(*) FROM cnpj.office_signatures s
-		WHERE s.state = 'AC' AND (s.name_sig & $1 = $1 OR s.alias_sig & $1 = $1)`, int64(want)); err != nil {
+		WHERE s.state = 'AC' AND (s.name_sig & $1 = $1 OR s.alias_sig & $1 = $1)`, int64(words.Signature([]string{"zzbeta"}))); err != nil {
 		t.Fatal(err)
 	}
 	if lookalikes < len(matches)+600 {
 		t.Fatalf("%d offices' signatures hold zzbeta's, want the 320 matches and 600 more", lookalikes)
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !codes.StateWalkWords([][]string{{"zzbeta"}}) {
-		t.Fatal("the statistics say collect zzbeta, not walk")
-	}
-	inAC := db.Search{
-		Filters: []db.Filter{
-			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
-			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
-		},
-		Snapshot: snapshot,
-	}
+	store, _, inAC := zzbetaInAC(t, d, snapshot)
 	if got := pageAll(t, store, inAC); !slices.Equal(got, matches) {
 		t.Fatalf("paged %d keys, want %d; first difference at %d", len(got), len(matches), firstDifference(got, matches))
 	}
@@ -380,13 +347,7 @@ func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 func TestSignedCompaniesPageEveryMatch(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
-	want := words.Signature([]string{"zzalfa"})
-	lookalike := ""
-	for i := 0; lookalike == ""; i++ {
-		if w := fmt.Sprintf("zzfalse%d", i); words.Signature([]string{w})&want == want {
-			lookalike = w
-		}
-	}
+	lookalike := lookalikeOf("zzalfa")
 	dbtest.MustExec(t, d, `
 		INSERT INTO cnpj.companies (root, name, name_words)
 		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 4 OR g > 2800 THEN '{empresa,zzalfa}'::text[]
@@ -430,5 +391,39 @@ func TestSignedCompaniesPageEveryMatch(t *testing.T) {
 	if len(got) != 209 || slices.Contains(got, "90002900000100") {
 		t.Fatalf("with 90002900's signature cleared, paged %d keys (its office among them: %v), want 209",
 			len(got), slices.Contains(got, "90002900000100"))
+	}
+}
+
+// lookalikeOf is a word other than word whose signature holds word's: a
+// name holding it passes the signature check and must be read to be found
+// wanting.
+func lookalikeOf(word string) string {
+	want := words.Signature([]string{word})
+	for i := 0; ; i++ {
+		if w := fmt.Sprintf("zzfalse%d", i); words.Signature([]string{w})&want == want {
+			return w
+		}
+	}
+}
+
+// zzbetaInAC is a store over the snapshot, its codes, and the search of
+// zzbeta in AC, which the statistics say to walk (420 companies of 9,000:
+// over sqrt(10 × 9,000)).
+func zzbetaInAC(t *testing.T, d *sqlx.DB, snapshot int64) (*db.Store, *db.Codes, db.Search) {
+	t.Helper()
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !codes.StateWalkWords([][]string{{"zzbeta"}}) {
+		t.Fatal("the statistics say collect zzbeta, not walk")
+	}
+	return store, codes, db.Search{
+		Filters: []db.Filter{
+			{Field: "names", Op: db.OpIn, Words: [][]string{{"zzbeta"}}},
+			{Field: "address.state", Op: db.OpIn, Texts: []string{"AC"}},
+		},
+		Snapshot: snapshot,
 	}
 }
