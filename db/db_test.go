@@ -3,7 +3,9 @@ package db_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
@@ -98,5 +100,37 @@ func TestAutovacuumOff(t *testing.T) {
 	}
 	if off != (shown == "off") {
 		t.Fatalf("AutovacuumOff = %v, SHOW autovacuum = %q", off, shown)
+	}
+}
+
+// TestDeleteSearchTokensInBatches: expired tokens go in batches of 2,000
+// statements until one deletes fewer; the tokens still valid stay.
+func TestDeleteSearchTokensInBatches(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.MustExec(t, d, `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit, created_at)
+		SELECT lpad(g::text, 32, '0'), 'office', '', 1, '', 0, true, 10,
+			CASE WHEN g <= 4500 THEN now() - interval '2 hours' ELSE now() END
+		FROM generate_series(1, 4510) g`)
+	n, err := db.NewStore(d, db.StoreOptions{}).DeleteSearchTokens(context.Background(), time.Now().Add(-time.Hour))
+	if err != nil || n != 4500 {
+		t.Fatalf("deleted %d (%v), want 4500", n, err)
+	}
+	var left []string
+	if err := d.Select(&left, `SELECT token FROM search_tokens ORDER BY token`); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 10 || left[0] != fmt.Sprintf("%032d", 4501) {
+		t.Fatalf("left %d tokens, first %v; want the 10 valid ones", len(left), left[:min(1, len(left))])
+	}
+}
+
+// TestUsageRowsUnchecked: the usage ledger has no foreign key to the
+// accounts (migration 00005): its rows are written for authenticated
+// requests, and the key's check per row cost more than the row.
+func TestUsageRowsUnchecked(t *testing.T) {
+	d, _ := dbtest.New(t)
+	var keys int
+	if err := d.Get(&keys, `SELECT count(*) FROM pg_constraint WHERE conrelid = 'usage'::regclass AND contype = 'f'`); err != nil || keys != 0 {
+		t.Fatalf("usage has %d foreign keys (%v), want none", keys, err)
 	}
 }
