@@ -675,15 +675,22 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		}
 		if len(w.conds) == 0 && w.codes.signatures && w.codes.companySignatures && !w.codes.RareCompanyWords(w.names) {
 			// A name alone: a page walks the companies by root from their
-			// primary key alone (it includes the signatures) and reads a
-			// name only where the signature holds the value's
-			// ("cristovao": 48 names read of 8,911 companies walked,
-			// 5.9 → 2.9 ms; see OfficeSignaturesSQL). A count reads the
-			// GIN index as before.
+			// primary key alone (it includes the signatures), reads a
+			// name only where the signature holds the value's, and each
+			// match's offices ("cristovao": 48 names read of 8,911
+			// companies walked, 4.4 → 2.1 ms; see OfficeSignaturesSQL).
+			// OFFSET 0 keeps the companies' walk first, its keyset in it:
+			// joined freely, PostgreSQL walked 11,217 offices of a page
+			// 51 and probed each one's company (14 ms, against 3.4). A
+			// count reads the GIN index as before.
 			name := "(SELECT x.name_words FROM " + LiveSchema + ".companies x WHERE x.root = c.root)"
-			signed := "(SELECT c.root FROM " + LiveSchema + ".companies c WHERE " + holdsSignature("c.name_sig", w.names) +
-				" AND " + wordsIn(name, OpIn, names) + ") c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
-			company.paged = &branch{from: fromOffices(signed, false), after: after(true)}
+			companies := "SELECT c.root FROM " + LiveSchema + ".companies c WHERE " + holdsSignature("c.name_sig", w.names) +
+				" AND " + wordsIn(name, OpIn, names)
+			if w.after != "" {
+				companies += " AND c.root >= left(" + w.after + ", 8)"
+			}
+			signed := "(" + companies + " ORDER BY c.root OFFSET 0) c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
+			company.paged = &branch{from: fromOffices(signed, false), after: after(false)}
 		}
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
