@@ -351,10 +351,8 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {
 		return nil, err
 	}
-	if err := tx.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i
-		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-		WHERE i.indrelid = to_regclass($1) AND i.indisprimary AND a.attname = 'name_sig')`, LiveSchema+".companies").Scan(&codes.companySignatures); err != nil {
-		return nil, fmt.Errorf("check the companies' primary key: %w", err)
+	if codes.companySignatures, err = primaryKeyHas(ctx, tx, "companies", "name_sig"); err != nil {
+		return nil, err
 	}
 	if codes.companyWords, err = loadWordStats(ctx, tx, "companies", "name_words"); err != nil {
 		return nil, err
@@ -509,6 +507,18 @@ func HasWordTables(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// primaryKeyHas reports whether the live snapshot's table has column in
+// its primary key (as a key or an included column).
+func primaryKeyHas(ctx context.Context, q sqlx.QueryerContext, table, column string) (bool, error) {
+	var ok bool
+	if err := q.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+		WHERE i.indrelid = to_regclass($1) AND i.indisprimary AND a.attname = $2)`, LiveSchema+"."+table, column).Scan(&ok); err != nil {
+		return false, fmt.Errorf("check the primary key of %s: %w", table, err)
+	}
+	return ok, nil
 }
 
 // hasLiveTable reports whether the live snapshot has the table.

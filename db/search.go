@@ -683,9 +683,8 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// joined freely, PostgreSQL walked 11,217 offices of a page
 			// 51 and probed each one's company (14 ms, against 3.4). A
 			// count reads the GIN index as before.
-			name := "(SELECT x.name_words FROM " + LiveSchema + ".companies x WHERE x.root = c.root)"
-			companies := "SELECT c.root FROM " + LiveSchema + ".companies c WHERE " + holdsSignature("c.name_sig", w.names) +
-				" AND " + wordsIn(name, OpIn, names)
+			companies := "SELECT c.root FROM " + LiveSchema + ".companies c WHERE " +
+				signedWords("c.name_sig", companyNameWords("c.root"), w.names, names)
 			if w.after != "" {
 				companies += " AND c.root >= left(" + w.after + ", 8)"
 			}
@@ -704,17 +703,16 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// Left to PostgreSQL, a word of 10,821 companies with RJ merged
 			// the state's offices with a walk of all companies by root,
 			// 34,114 of them for a page (20 ms; this walk, 2.5 ms).
-			name := "(SELECT c.name_words FROM " + LiveSchema + ".companies c WHERE c.root = o.root)"
+			name := companyNameWords("o.root")
 			sh.walk = alias.cond + " OR " + wordsIn(name, OpIn, names)
 			if w.codes.signatures && len(w.conds) == 1 {
 				// The state alone: the signatures first, then the name
 				// or alias they say may hold the value (6 ms → 0.8 for
 				// "cooperativa" in PR: 1,331 of 33,317 offices read).
-				name := "(SELECT c.name_words FROM " + LiveSchema + ".companies c WHERE c.root = left(o.tax_id, 8))"
-				alias := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = o.tax_id)"
+				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = o.tax_id)"
 				sh.signatures = true
-				sh.walk = "(" + holdsSignature("o.name_sig", w.names) + " AND " + wordsIn(name, OpIn, names) + ") OR (" +
-					holdsSignature("o.alias_sig", w.names) + " AND " + wordsIn(alias, OpIn, names) + ")"
+				sh.walk = signedWords("o.name_sig", companyNameWords("left(o.tax_id, 8)"), w.names, names) + " OR " +
+					signedWords("o.alias_sig", aliasWords, w.names, names)
 			} else if !w.codes.CommonAliasWords(w.names) {
 				// Aliases few by the statistics: collected, and the walk
 				// checks the company names alone (stateWalkPage).

@@ -39,3 +39,16 @@ func holdsSignature(column string, alternatives [][]string) string {
 	}
 	return "(" + cond + ")"
 }
+
+// signedWords is "the signature in sigColumn holds one of the
+// alternatives', and words (an expression read only then) holds every word
+// of one of them" (args: their wordArgs).
+func signedWords(sigColumn, words string, alternatives [][]string, args []string) string {
+	return "(" + holdsSignature(sigColumn, alternatives) + " AND " + wordsIn(words, OpIn, args) + ")"
+}
+
+// companyNameWords is the name words of the company whose root is root, as
+// a scalar subquery: read per row, where a join would be planned first.
+func companyNameWords(root string) string {
+	return "(SELECT cw.name_words FROM " + LiveSchema + ".companies cw WHERE cw.root = " + root + ")"
+}
