@@ -124,7 +124,7 @@ func protocolStatus(contentType string, errs gqlerror.List) int {
 // on the first write) and its length, so the router sends it before the
 // access line, as it does REST's.
 func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
-	b, err := json.Marshal(resp)
+	b, err := encodeResponse(resp)
 	if err != nil {
 		b = []byte(`{"errors":[{"message":"` + fault.MsgUnexpected + `","extensions":{"code":"INTERNAL_SERVER_ERROR","status":500}}]}`)
 	}
@@ -133,4 +133,19 @@ func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
 		w.WriteHeader(status)
 	}
 	_, _ = w.Write(b)
+}
+
+// encodeResponse is resp as JSON. An answer of data alone (the usual one) is
+// written around the data gqlgen has already encoded: json.Marshal would
+// read it all again to check and compact it (2 % of the server's time on
+// the nested query).
+func encodeResponse(resp *graphql.Response) ([]byte, error) {
+	if len(resp.Errors) > 0 || len(resp.Data) == 0 || resp.Label != "" || resp.Path != nil ||
+		resp.HasNext != nil || len(resp.Extensions) > 0 {
+		return json.Marshal(resp)
+	}
+	b := make([]byte, 0, len(`{"data":}`)+len(resp.Data))
+	b = append(b, `{"data":`...)
+	b = append(b, resp.Data...)
+	return append(b, '}'), nil
 }

@@ -9,8 +9,11 @@
 # alternating, so a noisy minute on the shared machine falls on both. URLS
 # holds one path per line (search URLs from make bench-search's draw,
 # .data/bench/run/search-N.urls, say); API_KEY is the key sent (make bench
-# prints how to make one). Prints one line per run: A or B, req/s, p50 and
-# p99, and the count of answers that were not 2xx, if any. Stops both servers.
+# prints how to make one). URLS may instead hold ids, with PATH_FMT the
+# path around each one (%s), and BODY_FMT, if set, a body to POST with the
+# id in it (a GraphQL query: PATH_FMT=/graphql). Prints one line per run: A
+# or B, req/s, p50 and p99, and the count of answers that were not 2xx, if
+# any. Stops both servers.
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 BIN_A BIN_B URLS [ROUNDS] [SECONDS] [CONNECTIONS]" >&2; exit 2; }
 a=$1 b=$2 urls=$3 rounds=${4:-4} secs=${5:-8} conns=${6:-8}
@@ -41,8 +44,9 @@ if [ "$(psql "$DATABASE_URL" -XAtq -c "SHOW autovacuum")" = off ]; then
   pids+=($!)
 fi
 
+threads=2; [ "$conns" -lt 2 ] && threads=1 # wrk wants a connection per thread
 run() { # PORT NAME
-  IDS_FILE=$urls PATH_FMT=%s wrk -t2 -c"$conns" -d"${secs}s" --latency -s "$here/lookup.lua" "http://127.0.0.1:$1" 2>&1 |
+  IDS_FILE=$urls PATH_FMT=${PATH_FMT:-%s} BODY_FMT=${BODY_FMT:-} wrk -t"$threads" -c"$conns" -d"${secs}s" --latency -s "$here/lookup.lua" "http://127.0.0.1:$1" 2>&1 |
     awk -v n="$2" '/Requests\/sec/ {r=$2} / 50%/ {p50=$2} / 99%/ {p99=$2} /Non-2xx/ {e=$0} END {print n, r, "req/s, p50", p50, "p99", p99, e}'
 }
 for i in $(seq 1 "$rounds"); do
