@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // TestEncodeResponse: an answer of data alone is written around gqlgen's
@@ -56,5 +58,32 @@ func TestEncodeResponse(t *testing.T) {
 				t.Fatalf("got %v, json.Marshal's means %v", g, w)
 			}
 		})
+	}
+}
+
+// TestComplexityKey: an operation is remembered by its name and text only
+// when no variable is a list or an Int, the arguments Complexity reads.
+func TestComplexityKey(t *testing.T) {
+	for _, c := range []struct {
+		vars  string
+		fixed bool
+	}{
+		{"", true},
+		{"($t: String!)", true},
+		{"($id: ID!, $cache: Boolean)", true},
+		{"($n: Int)", false},
+		{"($n: Int!)", false},
+		{"($ids: [String!]!)", false},
+		{"($t: String!, $n: Int)", false},
+	} {
+		doc, err := parser.ParseQuery(&ast.Source{Input: "query q" + c.vars + " { __typename }"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := &graphql.OperationContext{RawQuery: "query text", OperationName: "q", Operation: doc.Operations[0]}
+		key, fixed := complexityKey(op)
+		if fixed != c.fixed || (fixed && key != "q\x00query text") {
+			t.Errorf("%q: key %q, fixed %v", c.vars, key, fixed)
+		}
 	}
 }

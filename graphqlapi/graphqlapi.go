@@ -118,7 +118,7 @@ func New(o Options) http.Handler {
 	// service as it runs, as the same REST request would be.
 	srv.Use(DepthLimit{Max: o.MaxDepth})
 	srv.Use(ListLimit{})
-	srv.Use(extension.FixedComplexityLimit(o.MaxComplexity))
+	srv.Use(NewComplexityLimit(o.MaxComplexity, o.CacheSize))
 	present := presenter(o)
 	srv.SetErrorPresenter(present)
 	// gqlgen answers a bare `null` when the request's context has ended

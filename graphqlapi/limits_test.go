@@ -95,6 +95,31 @@ func TestLimits(t *testing.T) {
 		office(taxId: "`+dbtest.SerproBranch+`") { company { members { person { name } } } } }`, nil).ok(t)
 }
 
+// TestComplexityRemembered: an operation's pass is remembered only where
+// its variables cannot change its complexity. A page size in an Int
+// variable is priced on every request: a small one passes, then a large
+// one is refused; an operation over the limit is refused each time.
+func TestComplexityRemembered(t *testing.T) {
+	s := newServer(t, serverOptions{gql: graphqlapi.Options{MaxComplexity: 200}})
+	const paged = `query($id: ID!, $n: Int) { company(id: $id) { offices(first: $n) { nodes { taxId alias } } } }`
+	s.post(t, paged, map[string]any{"id": dbtest.BigRoot, "n": 1}).ok(t)
+	r := s.post(t, paged, map[string]any{"id": dbtest.BigRoot, "n": 100})
+	if e := r.only(t); r.status != http.StatusUnprocessableEntity || e.Message != "operation has complexity 302, which exceeds the limit of 200" {
+		t.Errorf("first: 100 after first: 1: %d %s", r.status, r.raw)
+	}
+	const fixed = `query($id: ID!) { company(id: $id) { offices(first: 100) { nodes { taxId alias } } } }`
+	for i := range 2 {
+		r := s.post(t, fixed, map[string]any{"id": dbtest.BigRoot})
+		if e := r.only(t); r.status != http.StatusUnprocessableEntity || e.Extensions["code"] != "COMPLEXITY_LIMIT_EXCEEDED" {
+			t.Errorf("request %d over the limit: %d %s", i+1, r.status, r.raw)
+		}
+	}
+	const small = `query($id: ID!) { company(id: $id) { offices(first: 2) { nodes { taxId } } } }`
+	for range 2 {
+		s.post(t, small, map[string]any{"id": dbtest.BigRoot}).ok(t)
+	}
+}
+
 // TestTimeout: a request past the router's timeout gets the contract's 504
 // as GATEWAY_TIMEOUT, not the driver's text.
 func TestTimeout(t *testing.T) {
