@@ -204,11 +204,7 @@ func TestSortedCompaniesPageEveryMatch(t *testing.T) {
 			generate_series(1, CASE WHEN g = 1500 THEN 30 ELSE 1 END) n
 		WHERE g <> 750`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, codes := storeWithCodes(t, d)
 	word := [][]string{{"zzdelta"}}
 	if !codes.RareCompanyWords(word) { // 40 companies of 3,000: under sqrt(1.1 × 3,000)
 		t.Fatal("the statistics say walk zzdelta's companies, not sort them")
@@ -260,11 +256,7 @@ func TestCappedAliasesPageEveryMatch(t *testing.T) {
 		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r
 		ORDER BY g DESC`) // the table's order is not the keys': a collect past the cap holds any 1,001
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, codes := storeWithCodes(t, d)
 	if !codes.CommonAliasWords([][]string{{"w01"}}) {
 		t.Fatal("the statistics do not list w01, in every alias")
 	}
@@ -361,11 +353,7 @@ func TestSignedCompaniesPageEveryMatch(t *testing.T) {
 		FROM generate_series(1, 3000) g, lpad((90000000 + g)::text, 8, '0') r`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
 	dbtest.Sign(t, d)
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, codes := storeWithCodes(t, d)
 	if codes.RareCompanyWords([][]string{{"zzalfa"}}) {
 		t.Fatal("the statistics say zzalfa is rare: its companies would be collected, not walked")
 	}
@@ -411,11 +399,7 @@ func lookalikeOf(word string) string {
 // over sqrt(10 × 9,000)).
 func zzbetaInAC(t *testing.T, d *sqlx.DB, snapshot int64) (*db.Store, *db.Codes, db.Search) {
 	t.Helper()
-	store := db.NewStore(d, db.StoreOptions{})
-	codes, err := store.Catalog.Current(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, codes := storeWithCodes(t, d)
 	if !codes.StateWalkWords([][]string{{"zzbeta"}}) {
 		t.Fatal("the statistics say collect zzbeta, not walk")
 	}
@@ -426,4 +410,16 @@ func zzbetaInAC(t *testing.T, d *sqlx.DB, snapshot int64) (*db.Store, *db.Codes,
 		},
 		Snapshot: snapshot,
 	}
+}
+
+// storeWithCodes is a store over d and its catalog of the live snapshot
+// (its statistics read once the test's tables are analyzed).
+func storeWithCodes(t *testing.T, d *sqlx.DB) (*db.Store, *db.Codes) {
+	t.Helper()
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, codes
 }
