@@ -75,7 +75,9 @@ func WithDefaultParams(dsn string, pairs ...string) string {
 	return u.String()
 }
 
-// Migrate applies the embedded migrations that have not run yet.
+// Migrate applies the embedded migrations that have not run yet, and makes
+// a live snapshot imported by an earlier version readable by this one
+// (foldLegacySnapshot).
 func Migrate(ctx context.Context, d *sqlx.DB) error {
 	provider, err := goose.NewProvider(goose.DialectPostgres, d.DB, migrationsFS())
 	if err != nil {
@@ -84,7 +86,7 @@ func Migrate(ctx context.Context, d *sqlx.DB) error {
 	if _, err := provider.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	return foldLegacySnapshot(ctx, d)
 }
 
 // AutovacuumOff says whether the server runs without autovacuum. The

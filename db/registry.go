@@ -42,7 +42,8 @@ type OfficeRow struct {
 	CompanyRow
 }
 
-// CompanyRow is a company joined with its Simples row.
+// CompanyRow is a company with its Simples and SIMEI enrolment, which the
+// import folds into the company's row (CompanyFoldSQL).
 type CompanyRow struct {
 	CompanyRoot  *string `db:"company_root"` // nil when the company row is missing
 	Name         *string `db:"name"`
@@ -53,25 +54,19 @@ type CompanyRow struct {
 	SimplesRow
 }
 
-// SimplesRow is the Simples/SIMEI row of a company; SimplesRoot is nil when
-// the company has none (never enrolled).
+// SimplesRow is a company's Simples/SIMEI enrolment; the optants are nil
+// when the company has no Simples row (never enrolled).
 type SimplesRow struct {
-	SimplesRoot   *string    `db:"simples_root"`
 	SimplesOptant *bool      `db:"simples_optant"`
 	SimplesSince  *time.Time `db:"simples_since"`
-	SimplesUntil  *time.Time `db:"simples_until"`
 	SimeiOptant   *bool      `db:"simei_optant"`
 	SimeiSince    *time.Time `db:"simei_since"`
-	SimeiUntil    *time.Time `db:"simei_until"`
 }
 
+// companyColumns are a company's columns (c), its Simples enrolment
+// included: one probe of the companies, no join.
 const companyColumns = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
-	s.root AS simples_root, s.simples_optant, s.simples_since, s.simples_until, s.simei_optant, s.simei_since, s.simei_until`
-
-// companyColumnsWithoutSimples are companyColumns where the Simples row is
-// not read: its columns null, so its company's Simples is unknown.
-const companyColumnsWithoutSimples = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
-	NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	c.simples_optant, c.simples_since, c.simei_optant, c.simei_since`
 
 // selectRows runs query and scans every row into a T through dest, which
 // lists the row's fields in the query's column order. Scanning by hand, not
@@ -99,13 +94,13 @@ func selectRows[T any](ctx context.Context, q sqlx.QueryerContext, what, query s
 
 // The rows' scan destinations are appended to a slice the caller sizes:
 // one allocation for a row's 30 to 50 columns, not one per part.
-const companyColumnCount, officeColumnCount = 13, 23 + 13
+const companyColumnCount, officeColumnCount = 10, 23 + 10
 
 func (c *CompanyRow) dest() []any { return c.appendDest(make([]any, 0, companyColumnCount)) }
 
 func (c *CompanyRow) appendDest(d []any) []any {
 	return append(d, &c.CompanyRoot, &c.Name, &c.Nature, &c.Equity, &c.Size, &c.Jurisdiction,
-		&c.SimplesRoot, &c.SimplesOptant, &c.SimplesSince, &c.SimplesUntil, &c.SimeiOptant, &c.SimeiSince, &c.SimeiUntil)
+		&c.SimplesOptant, &c.SimplesSince, &c.SimeiOptant, &c.SimeiSince)
 }
 
 func (r *OfficeRow) dest() []any { return r.appendDest(make([]any, 0, officeColumnCount)) }
@@ -121,10 +116,6 @@ func (r *OfficeSummaryRow) dest() []any {
 	return []any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity}
 }
 
-func (r *MemberRow) dest() []any {
-	return []any{&r.Root, &r.Position, &r.Role, &r.Since,
-		&r.PersonID, &r.PersonType, &r.PersonTaxID, &r.PersonName, &r.PersonAge, &r.PersonCntry,
-		&r.AgentID, &r.AgentType, &r.AgentTaxID, &r.AgentName, &r.AgentAge, &r.AgentCountry, &r.AgentRole}
 }
 
 func (r *MembershipRow) dest() []any {
@@ -140,7 +131,6 @@ func QueryOffices(ctx context.Context, q sqlx.QueryerContext, taxIDs []string) (
 	` + companyColumns + `
 FROM ` + LiveSchema + `.offices o
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
-LEFT JOIN ` + LiveSchema + `.simples s ON s.root = o.root
 WHERE o.tax_id = ANY($1)`
 	return selectRows(ctx, q, "offices", query, (*OfficeRow).dest, pq.Array(taxIDs))
 }
@@ -149,7 +139,6 @@ WHERE o.tax_id = ANY($1)`
 func QueryCompanies(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]CompanyRow, error) {
 	const query = `SELECT ` + companyColumns + `
 FROM ` + LiveSchema + `.companies c
-LEFT JOIN ` + LiveSchema + `.simples s ON s.root = c.root
 WHERE c.root = ANY($1)`
 	return selectRows(ctx, q, "companies", query, (*CompanyRow).dest, pq.Array(roots))
 }
@@ -208,18 +197,28 @@ type MemberRow struct {
 }
 
 // QueryMembers returns the members of the given roots with their persons,
-// ordered by root and position in the dump.
+// ordered by root and position in the dump, from the companies' members
+// arrays (db/fold.go).
 func QueryMembers(ctx context.Context, q sqlx.QueryerContext, roots []string) ([]MemberRow, error) {
-	const query = `SELECT m.root, m.position, m.role, m.since,
-	p.id AS p_id, p.type AS p_type, p.tax_id AS p_tax_id, p.name AS p_name, p.age AS p_age, p.country AS p_country,
-	a.id AS a_id, a.type AS a_type, a.tax_id AS a_tax_id, a.name AS a_name, a.age AS a_age, a.country AS a_country,
-	m.agent_role
-FROM ` + LiveSchema + `.members m
-JOIN ` + LiveSchema + `.persons p ON p.id = m.person_id
-LEFT JOIN ` + LiveSchema + `.persons a ON a.id = m.agent_person_id
-WHERE m.root = ANY($1)
-ORDER BY m.root, m.position`
-	return selectRows(ctx, q, "members", query, (*MemberRow).dest, pq.Array(roots))
+	const query = `SELECT c.root, c.members FROM ` + LiveSchema + `.companies c
+WHERE c.root = ANY($1) AND c.members IS NOT NULL ORDER BY c.root`
+	type row struct {
+		root    string
+		members []byte
+	}
+	rows, err := selectRows(ctx, q, "members", query, func(r *row) []any { return []any{&r.root, &r.members} }, pq.Array(roots))
+	if err != nil {
+		return nil, err
+	}
+	var out []MemberRow
+	for _, r := range rows {
+		m, err := decodeMembers(r.root, r.members)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m...)
+	}
+	return out, nil
 }
 
 // QueryPersons returns the persons with the given ids, in no order.
@@ -249,7 +248,6 @@ func QueryMemberships(ctx context.Context, q sqlx.QueryerContext, personIDs []st
 	const query = `SELECT m.person_id, m.root, m.role, m.since, ` + companyColumns + `
 FROM ` + LiveSchema + `.members m
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
-LEFT JOIN ` + LiveSchema + `.simples s ON s.root = m.root
 WHERE m.person_id = ANY($1)
 ORDER BY m.person_id, m.root, m.position`
 	return selectRows(ctx, q, "memberships", query, (*MembershipRow).dest, pq.Array(personIDs))
@@ -263,9 +261,9 @@ type MembershipPageKey struct {
 	AfterRoot     string
 	AfterPosition int
 	First         int
-	// What the page's reader will not show, and so need not be read: the
-	// person's membership count (Total is then 0), and the companies'
-	// Simples rows (their Simples and Simei are then nil). The zero key reads
+	// What the page's reader will not show: the person's membership count
+	// (not read; Total is then 0), and the companies' Simples (read with
+	// the company, whose row holds it, but left nil). The zero key shows
 	// both.
 	NoTotal, NoSimples bool
 }
@@ -281,15 +279,17 @@ type MembershipPageRows struct {
 // QueryMembershipPages returns the asked pages in one statement: each key
 // reads only its page through the (person_id, root, position) index, so a
 // person who is a member of thousands of companies costs a page, not all.
-// The statement counts the memberships, and reads the companies' Simples,
-// only when some key asks for them: a GraphQL page that shows neither (the
-// nested query's usual one) skips a count and a probe per membership.
+// The statement counts the memberships only when some key asks for the
+// count: a GraphQL page that does not show it (the nested query's usual
+// one) skips a count per person.
 func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []MembershipPageKey) (map[MembershipPageKey]MembershipPageRows, error) {
-	total, simples := false, false
+	total := 0
 	for _, k := range keys {
-		total, simples = total || !k.NoTotal, simples || !k.NoSimples
+		if !k.NoTotal {
+			total = 1
+		}
 	}
-	query := membershipPagesSQL[pick(total, simples)]
+	query := membershipPagesSQL[total]
 	n := len(keys)
 	persons, afterRoots, afterPositions, limits := make([]string, n), make([]string, n), make([]int64, n), make([]int64, n)
 	for i, k := range keys {
@@ -327,49 +327,30 @@ func QueryMembershipPages(ctx context.Context, q sqlx.QueryerContext, keys []Mem
 	return out, nil
 }
 
-// membershipPagesSQL are QueryMembershipPages' statements, indexed by
-// pick(total, simples): with or without the count, with or without the
-// Simples rows (their columns then null).
-var membershipPagesSQL = func() (v [4]string) {
-	for _, total := range []bool{false, true} {
-		for _, simples := range []bool{false, true} {
-			count, columns, join := "0", companyColumnsWithoutSimples, ""
-			if total {
-				count = "t.total"
-			}
-			if simples {
-				columns, join = companyColumns, "\nLEFT JOIN "+LiveSchema+".simples s ON s.root = m.root"
-			}
-			q := `SELECT k.i, ` + count + `, m.position, m.person_id, m.root, m.role, m.since, ` + columns + `
+// membershipPagesSQL are QueryMembershipPages' statements: without and
+// with the count.
+var membershipPagesSQL = func() (v [2]string) {
+	for i, total := range []bool{false, true} {
+		count := "0"
+		if total {
+			count = "t.total"
+		}
+		q := `SELECT k.i, ` + count + `, m.position, m.person_id, m.root, m.role, m.since, ` + companyColumns + `
 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS k(person_id, after_root, after_pos, lim, i)`
-			if total {
-				q += `
-CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t`
-			}
+		if total {
 			q += `
+CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t`
+		}
+		q += `
 LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
 	WHERE m.person_id = k.person_id AND (m.root, m.position) > (k.after_root COLLATE "C", k.after_pos)
 	ORDER BY m.root, m.position LIMIT k.lim) m ON true
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root` + join + `
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
 ORDER BY k.i, m.root, m.position`
-			v[pick(total, simples)] = q
-		}
+		v[i] = q
 	}
 	return v
 }()
-
-// pick numbers the four combinations of two flags, 0 to 3: the index of a
-// statement among its variants.
-func pick(a, b bool) int {
-	i := 0
-	if a {
-		i += 2
-	}
-	if b {
-		i++
-	}
-	return i
-}
 
 // SimplesPeriodRow is a closed enrolment period.
 type SimplesPeriodRow struct {

@@ -364,9 +364,6 @@ func (c *Codes) company(root *string, r *CompanyRow) model.Company {
 }
 
 func simplesOf(r *SimplesRow) (simples, simei model.Simples) {
-	if r.SimplesRoot == nil {
-		return
-	}
 	if r.SimplesOptant != nil && *r.SimplesOptant {
 		simples = model.Simples{Optant: true, Since: r.SimplesSince}
 	}

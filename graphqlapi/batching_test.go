@@ -70,6 +70,7 @@ func addChain(t testing.TB, d *sqlx.DB, n int) []string {
 			dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,4,$2,'22','2011-01-01',NULL,NULL)`, root, person(3*i-1).ID())
 		}
 	}
+	dbtest.Fold(t, d)
 	return ids
 }
 

@@ -80,6 +80,7 @@ func TestMembershipPagination(t *testing.T) {
 			dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,7,$2,'05','2012-01-01',NULL,NULL)`, root, p.ID())
 		}
 	}
+	dbtest.Fold(t, d)
 	s := serverOver(t, d, serverOptions{})
 	const q = `query($id: ID!, $after: String) { person(id: $id) {
 		membership(first: 5, after: $after) { totalCount
@@ -164,9 +165,10 @@ func (s *server) restGet(t testing.TB, target string) []byte {
 
 // TestMembershipPageReadsWhatIsShown: a page of memberships counts the
 // person's memberships only when the query shows totalCount, and reads the
-// companies' Simples rows only when it shows their simples or simei (under
-// nodes or edges, directly or through a fragment); what it shows is the
-// company lookup's Simples, and the count the person's memberships.
+// companies' Simples with the companies (their rows hold it), never from
+// the Simples rows; what it shows (simples or simei, under nodes or edges,
+// directly or through a fragment) is the company lookup's Simples, and the
+// count the person's memberships.
 func TestMembershipPageReadsWhatIsShown(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
@@ -176,6 +178,7 @@ func TestMembershipPageReadsWhatIsShown(t *testing.T) {
 	for _, root := range roots {
 		dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,9,$2,'49','2010-01-01',NULL,NULL)`, root, p.ID())
 	}
+	dbtest.Fold(t, d)
 	s := serverOver(t, d, serverOptions{})
 	vars := map[string]any{"id": p.ID()}
 	// The oracle: each company's Simples as its own lookup reads them.
@@ -230,8 +233,8 @@ func TestMembershipPageReadsWhatIsShown(t *testing.T) {
 		if got := strings.Contains(q, counts); got != c.total {
 			t.Errorf("%s: the statement counts: %v, want %v", c.name, got, c.total)
 		}
-		if got := strings.Contains(q, joinsSimples); got != c.simples {
-			t.Errorf("%s: the statement reads Simples: %v, want %v", c.name, got, c.simples)
+		if strings.Contains(q, joinsSimples) {
+			t.Errorf("%s: the statement joins the Simples rows", c.name)
 		}
 		if c.total {
 			if n := at(t, conn, "totalCount"); n != json.Number("2") {

@@ -49,7 +49,31 @@ func mustImport(t testing.TB, d *sqlx.DB, o importer.Options) db.Snapshot {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
+	assertFolded(t, d)
 	return snap
+}
+
+// assertFolded: the live snapshot's companies hold their Simples and
+// members as the tables say (db.FoldMismatchesSQL).
+func assertFolded(t testing.TB, d *sqlx.DB) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := d.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var mismatches int
+	if _, err := c.ExecContext(ctx, "SET search_path TO "+db.LiveSchema); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.GetContext(ctx, &mismatches, db.FoldMismatchesSQL); err != nil {
+		t.Fatal(err)
+	}
+	if mismatches != 0 {
+		t.Errorf("folded companies: %d differ from their members and Simples", mismatches)
+	}
+	_, _ = c.ExecContext(ctx, "RESET search_path")
 }
 
 func TestSampleSERPRO(t *testing.T) {
@@ -63,7 +87,7 @@ func TestSampleSERPRO(t *testing.T) {
 	if snap.State != "live" || !strings.HasPrefix(snap.DumpMonth, "20") {
 		t.Errorf("snapshot %+v", snap)
 	}
-	for _, phase := range []string{"phase load", "phase indexes", "phase vacuum and analyze", "phase swap", "loaded Socios0.zip: 7 rows"} {
+	for _, phase := range []string{"phase load", "phase derive and index", "phase primary keys", "phase vacuum and analyze", "phase swap", "loaded Socios0.zip: 7 rows"} {
 		if !strings.Contains(progress.String(), phase) {
 			t.Errorf("progress lacks %q:\n%s", phase, progress.String())
 		}

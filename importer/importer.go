@@ -246,7 +246,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	if _, err := lock.ExecContext(ctx, `CREATE SCHEMA `+stagingSchema); err != nil {
 		return db.Snapshot{}, err
 	}
-	if err := inSchema(ctx, lock, db.SnapshotTables+personRowsDDL); err != nil {
+	if err := inSchema(ctx, lock, db.SnapshotTables+personRowsDDL+companyRowsDDL); err != nil {
 		return db.Snapshot{}, fmt.Errorf("create staging tables: %w", err)
 	}
 	periods, err := periodsSQL(ctx, lock)
@@ -271,18 +271,14 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 		}
 	}
 	tables := append(slices.Clone(snapshotTables), "office_signatures")
-	var derive []string
-	deriveName := "derive (persons, Simples periods, signatures)"
-	persons := []string{personsSQL, "DROP TABLE person_rows"}
 	if wordTables {
-		persons = append(persons, personWordsSQL)
 		tables = append(tables, "office_words", "person_words")
-		derive, deriveName = append(derive, wordTablesSQL...), "derive (persons, Simples periods, signatures, name words)"
 	}
 	var analyze []string
 	for _, t := range tables {
 		analyze = append(analyze, "ANALYZE "+t)
 	}
+	indexes, constraints := indexStatements(wordTables)
 	phases := []struct {
 		name string
 		run  func() error
@@ -293,15 +289,10 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			}
 			return r.loadBig(ctx)
 		}},
-		{deriveName, func() error {
-			return r.parallel(ctx, persons, append([]string{periods}, derive...))
+		{"derive and index", func() error {
+			return schedule(ctx, r.tasks(periods, indexes, wordTables), r.opts.Streams)
 		}},
-		{"indexes", func() error {
-			// The signatures are derived beside the index builds, on a
-			// session of their own: their join is a third of the work of
-			// the derive phase, which would otherwise wait for it.
-			return r.parallel(ctx, []string{db.OfficeSignaturesSQL, db.OfficeSignaturesIndexSQL}, indexStatements(wordTables))
-		}},
+		{"primary keys", func() error { return r.exec(ctx, constraints...) }},
 		{"vacuum and analyze", func() error {
 			if err := r.vacuum(ctx, lock, id, tables); err != nil {
 				return err
@@ -334,6 +325,14 @@ var snapshotTables = []string{"companies", "offices", "persons", "members", "sim
 // deduplicated by personsSQL once every file is in.
 const personRowsDDL = `
 CREATE UNLOGGED TABLE person_rows (id text COLLATE "C", type text, tax_id text, name text, age text, country text, name_words text[] COLLATE "C");`
+
+// companyRowsDDL is the load table of companies: the fold (db.CompanyFoldSQL)
+// writes the companies from it, with their Simples and members, so it is
+// not logged (the companies are, once).
+const companyRowsDDL = `
+CREATE UNLOGGED TABLE company_rows (root text COLLATE "C" NOT NULL, name text NOT NULL, nature text,
+	responsible_role text, equity numeric, size text, jurisdiction text, name_words text[] COLLATE "C",
+	name_sig bigint NOT NULL DEFAULT 0);`
 
 // personsSQL keeps one row per person id. The id covers type, tax id and
 // name; of the remaining attributes the known age band wins, and the sort
@@ -544,75 +543,177 @@ func inSchema(ctx context.Context, c *sql.Conn, stmts string) error {
 	return tx.Commit()
 }
 
-// indexStatements splits db.SnapshotIndexes into its statements, adds the
-// signatures' index (and, with the word tables, wordIndexesSQL), and puts
-// them in buildOrder.
-func indexStatements(wordTables bool) []string {
+// indexStatements splits db.SnapshotIndexes into its index builds (with the
+// word tables, wordIndexesSQL too) and the primary keys made of them.
+func indexStatements(wordTables bool) (indexes, constraints []string) {
 	var lines []string
 	for _, l := range strings.Split(db.SnapshotIndexes, "\n") {
 		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
 			lines = append(lines, l)
 		}
 	}
-	var stmts []string
 	for _, s := range strings.Split(strings.Join(lines, "\n"), ";") {
-		if s = strings.TrimSpace(s); s != "" {
-			stmts = append(stmts, s)
+		switch s = strings.TrimSpace(s); {
+		case s == "":
+		case strings.HasPrefix(s, "ALTER TABLE"):
+			constraints = append(constraints, s)
+		default:
+			indexes = append(indexes, s)
 		}
 	}
 	if wordTables {
-		stmts = append(stmts, wordIndexesSQL...)
+		indexes = append(indexes, wordIndexesSQL...)
 	}
-	rank := func(s string) int {
-		if i := slices.Index(buildOrder, builtName(s)); i >= 0 {
-			return i
-		}
-		return len(buildOrder)
-	}
-	slices.SortStableFunc(stmts, func(a, b string) int { return rank(a) - rank(b) })
-	return stmts
+	return indexes, constraints
 }
 
-// buildOrder is the order of the index phase: the primary keys first (each
-// locks its table, so an index build on it would wait), then the index
-// builds costliest first, so that the streams end together rather than one
-// building the biggest index alone at the end. The comments are each
-// build's seconds on the 1M-establishment bench dump, one at a time.
-var buildOrder = []string{
-	"companies_pkey",          // 0.40
-	"offices_pkey",            // 0.31
-	"simples_pkey",            // 0.24
-	"persons_pkey",            // 0.13
-	"simples_periods_pkey",    // 0.12
-	"office_words_word",       // 6.4
-	"person_words_word",       // 2.2
-	"offices_state",           // 2.0
-	"office_signatures_state", // 1.2
-	"companies_name_words",    // 1.8
-	"offices_root",            // 1.1
-	"offices_municipality",    // 0.95
-	"offices_activity",        // 0.86
-	"offices_email_domain",    // 0.85
-	"offices_zip",             // 0.79
-	"offices_alias_words",     // 0.64
-	"persons_name_words",      // 0.63
-	"members_person",          // 0.31
-	"members_root",            // 0.27
-	"members_agent",           // 0.06
-	"offices_email_domain_stats",
+// buildCosts are the seconds of each build on the 1M-establishment bench
+// dump, alone (import -v): the scheduler starts the longest chains first,
+// so that the workers end together rather than one building the biggest
+// index alone at the end.
+var buildCosts = map[string]float64{
+	"persons":                    1.2,
+	"periods":                    1.2,
+	"fold":                       2.6,
+	"office signatures":          1.5,
+	"office words":               3.0,
+	"companies_pkey":             0.4,
+	"offices_pkey":               0.31,
+	"simples_pkey":               0.24,
+	"persons_pkey":               0.13,
+	"simples_periods_pkey":       0.12,
+	"office_words_word":          6.4,
+	"person_words_word":          2.2,
+	"offices_state":              2.0,
+	"office_signatures_state":    1.2,
+	"companies_name_words":       1.8,
+	"offices_root":               1.1,
+	"offices_municipality":       0.95,
+	"offices_activity":           0.86,
+	"offices_email_domain":       0.85,
+	"offices_zip":                0.79,
+	"offices_alias_words":        0.64,
+	"persons_name_words":         0.63,
+	"members_person":             0.31,
+	"members_agent":              0.06,
+	"offices_email_domain_stats": 0,
 }
 
-// builtName is the name of what an index phase statement builds: the
-// index or statistics it creates, or TABLE_pkey for a primary key.
+// builtName is the name of what an index statement builds: the index or
+// statistics it creates.
 func builtName(stmt string) string {
 	f := strings.Fields(stmt)
 	switch {
-	case len(f) >= 3 && f[0] == "ALTER" && f[1] == "TABLE":
-		return f[2] + "_pkey"
+	case len(f) >= 4 && f[0] == "CREATE" && f[1] == "UNIQUE":
+		return f[3]
 	case len(f) >= 3 && f[0] == "CREATE":
 		return f[2]
 	}
 	return ""
+}
+
+// builtOn is the table an index statement builds on.
+func builtOn(stmt string) string {
+	f := strings.Fields(stmt)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "ON" || f[i] == "FROM" {
+			return f[i+1]
+		}
+	}
+	return ""
+}
+
+// tasks are the work after the load: the derived tables and the index
+// builds, each needing the task that writes its table.
+func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
+	personsStmts := []string{personsSQL, "DROP TABLE person_rows"}
+	if wordTables {
+		personsStmts = append(personsStmts, personWordsSQL)
+	}
+	sql := func(name string, needs []string, stmts ...string) task {
+		return task{name: name, needs: needs, cost: buildCosts[name],
+			run: func(ctx context.Context) error { return r.exec(ctx, stmts...) }}
+	}
+	tasks := []task{
+		sql("persons", nil, personsStmts...),
+		sql("periods", nil, periods),
+		// The Simples rows' primary key first: it drops their duplicates.
+		{name: "fold", needs: []string{"persons", "simples_pkey"}, cost: buildCosts["fold"], run: r.fold},
+		sql("office signatures", []string{"fold"}, db.OfficeSignaturesSQL),
+	}
+	if wordTables {
+		tasks = append(tasks, sql("office words", []string{"fold"}, wordTablesSQL...))
+	}
+	// The tables the load does not write, by the task that does.
+	writer := map[string]string{"companies": "fold", "persons": "persons", "person_words": "persons",
+		"simples_periods": "periods", "office_signatures": "office signatures", "office_words": "office words"}
+	for _, s := range append(indexes, db.OfficeSignaturesIndexSQL) {
+		name := builtName(s)
+		if name == "companies_pkey" {
+			continue // built by the fold, which may have to fold again
+		}
+		var needs []string
+		if w := writer[builtOn(s)]; w != "" {
+			needs = []string{w}
+		}
+		tasks = append(tasks, sql(name, needs, s))
+	}
+	return tasks
+}
+
+// fold writes the companies with their Simples and members
+// (db.CompanyFoldSQL) and builds their primary key. When the dump repeats
+// a company, the key fails: the loaded rows keep the last of each root in
+// dump order (COPY order is ctid order, which the fold's joins do not
+// keep), and the companies are folded again.
+func (r *run) fold(ctx context.Context) error {
+	c, err := r.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.release(c)
+	pkey := companiesKey()
+	// Its tables have no statistics yet: the planner takes each join for
+	// many to many and sorts for merge joins, where hashing is twice as
+	// fast (the released session resets this).
+	if _, err := c.ExecContext(ctx, `SET enable_mergejoin = off`); err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		t := time.Now()
+		if _, err := c.ExecContext(ctx, db.CompanyFoldSQL); err != nil {
+			return fmt.Errorf("fold the companies: %w", err)
+		}
+		r.log.Debug("statement done", "sql", firstLine(db.CompanyFoldSQL), "duration", time.Since(t).Round(time.Millisecond))
+		t = time.Now()
+		_, err := c.ExecContext(ctx, pkey)
+		if err == nil {
+			r.log.Debug("statement done", "sql", pkey, "duration", time.Since(t).Round(time.Millisecond))
+			break
+		}
+		if !isUniqueViolation(err) || attempt > 1 {
+			return fmt.Errorf("%s: %w", pkey, err)
+		}
+		if err := r.dedupe(ctx, c, "company_rows", "root", "companies"); err != nil {
+			return err
+		}
+		if _, err := c.ExecContext(ctx, `TRUNCATE companies`); err != nil {
+			return err
+		}
+	}
+	_, err = c.ExecContext(ctx, `DROP TABLE company_rows`)
+	return err
+}
+
+// companiesKey is the companies' primary key build of db.SnapshotIndexes.
+func companiesKey() string {
+	indexes, _ := indexStatements(false)
+	for _, s := range indexes {
+		if builtName(s) == "companies_pkey" {
+			return s
+		}
+	}
+	panic("db.SnapshotIndexes builds no companies_pkey")
 }
 
 // conn is a dedicated session for loading or index builds.
@@ -622,8 +723,12 @@ func (r *run) conn(ctx context.Context) (*sql.Conn, error) {
 		return nil, err
 	}
 	// synchronous_commit off: a crash mid-import loses the import anyway.
+	// jit off: the derive statements read fresh tables without statistics,
+	// which the planner prices in the billions, and compiling them took
+	// longer than running them.
 	const setup = `SET application_name = '` + appName + `'; SET synchronous_commit = off;
-		SET search_path TO ` + stagingSchema + `; SET maintenance_work_mem = '256MB'; SET work_mem = '128MB'`
+		SET search_path TO ` + stagingSchema + `; SET maintenance_work_mem = '256MB'; SET work_mem = '128MB';
+		SET jit = off`
 	if _, err := c.ExecContext(ctx, setup); err != nil {
 		_ = c.Close()
 		return nil, err
@@ -686,7 +791,7 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 		if m := primaryKey.FindStringSubmatch(s); m != nil && isUniqueViolation(err) {
 			// The registry has shipped duplicated rows: keep the last one
 			// in dump order (COPY order is ctid order) and try again.
-			if err = r.dedupe(ctx, c, m[1], m[2]); err == nil {
+			if err = r.dedupe(ctx, c, m[1], m[2], m[1]); err == nil {
 				res, err = c.ExecContext(ctx, s)
 			}
 		}
@@ -707,7 +812,7 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 	return nil
 }
 
-var primaryKey = regexp.MustCompile(`^ALTER TABLE (\w+) ADD PRIMARY KEY \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?$`)
+var primaryKey = regexp.MustCompile(`^CREATE UNIQUE INDEX \w+ ON (\w+) \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?$`)
 
 func isUniqueViolation(err error) bool {
 	var pqErr *pq.Error
@@ -715,8 +820,8 @@ func isUniqueViolation(err error) bool {
 }
 
 // dedupe deletes all but the last row of each duplicated key and records
-// how many went, as rejected rows of the table.
-func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key string) error {
+// how many went, as rejected rows of the table named as.
+func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key, as string) error {
 	var join []string
 	for _, k := range strings.Split(key, ",") {
 		k = strings.TrimSpace(k)
@@ -728,15 +833,15 @@ func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key string) error 
 	}
 	n, _ := res.RowsAffected()
 	r.mu.Lock()
-	r.counts[table] -= n
+	r.counts[as] -= n
 	r.rejected.Total += n
-	r.rejected.Files[table] += n
+	r.rejected.Files[as] += n
 	if len(r.rejected.Samples) < maxSamples {
-		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: table,
+		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: as,
 			Reason: fmt.Sprintf("%d rows with a duplicated %s removed, the last one kept", n, key)})
 	}
 	r.mu.Unlock()
-	r.log.Warn("duplicated rows removed", "table", table, "key", key, "rows", n)
+	r.log.Warn("duplicated rows removed", "table", as, "key", key, "rows", n)
 	return nil
 }
 

@@ -52,7 +52,7 @@ func TestKill9(t *testing.T) {
 	}{
 		{"during COPY", "loading Estabelecimentos", 300 * time.Millisecond},
 		{"during persons", "phase derive", 0},
-		{"during index build", "phase indexes", 50 * time.Millisecond},
+		{"during index build", "phase derive and index", 50 * time.Millisecond},
 	} {
 		t.Run(at.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "import", "--month", "2026-02", big)

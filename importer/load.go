@@ -105,7 +105,7 @@ func (r *run) loadTable(ctx context.Context, k kind, files []source) error {
 	var n int64
 	switch k {
 	case kindCompanies:
-		n, err = withCopy(ctx, c, "companies", companyColumns, func(w *copyWriter) error {
+		n, err = withCopy(ctx, c, "company_rows", companyColumns, func(w *copyWriter) error {
 			return each(func(_ *fileLoad, rec [][]byte) error { return company(rec, w) }, w)
 		})
 		r.addCount("companies", n)

@@ -193,6 +193,7 @@ func TestRegistryCertificateManyMembers(t *testing.T) {
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.members
 		SELECT $1, 1000 + i, 'extra-' || i, CASE WHEN i % 2 = 0 THEN '49' ELSE '22' END, '2020-01-01', NULL, NULL
 		FROM generate_series(1, 340) i`, dbtest.BigRoot)
+	dbtest.Fold(t, d)
 	s := routerWith(t, d, nil)
 	r := s.get(t, "/rfb/certificate?taxId="+dbtest.BigHead+"&pages=MEMBERS")
 	if r.status != 200 {

@@ -25,6 +25,7 @@ func TestEmptyColumnsAreNull(t *testing.T) {
 		'{}','','','','','','','','{}','','',NULL)`, taxID, root)
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.persons VALUES ($1,'FOREIGN',NULL,$2,NULL,'')`, person.ID(), person.Name)
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.members VALUES ($1,0,$2,'37',NULL,NULL,NULL)`, root, person.ID())
+	dbtest.Fold(t, d)
 	s := routerWith(t, d, legacyDeps(t))
 
 	for _, target := range []string{

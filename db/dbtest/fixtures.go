@@ -227,6 +227,7 @@ func LoadFixture(t testing.TB, d *sqlx.DB) int64 {
 			ex(`UPDATE cnpj.offices SET alias_words = $2 WHERE tax_id = $1`, n.Key, wordsOf(n.Name))
 		}
 	}
+	Fold(t, d)
 	var snapID int64
 	if err := d.Get(&snapID, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
 		VALUES ('live', '2025-12', $1, now()) RETURNING id`, ReferenceDate); err != nil {
@@ -285,6 +286,23 @@ func Sign(t testing.TB, d *sqlx.DB) {
 		db.OfficeSignaturesSQL, db.OfficeSignaturesIndexSQL, "VACUUM ANALYZE office_signatures", "RESET search_path"} {
 		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("dbtest: office signatures: %v\n%s", err, q)
+		}
+	}
+}
+
+// Fold gives the live snapshot's companies their Simples enrolment and
+// members (db.RefoldCompaniesSQL), as the import folds them in: for tests
+// that write the companies, Simples rows or members themselves.
+func Fold(t testing.TB, d *sqlx.DB) {
+	t.Helper()
+	conn, err := d.Connx(context.Background())
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer conn.Close()
+	for _, q := range []string{"SET search_path TO " + db.LiveSchema, db.RefoldCompaniesSQL, "RESET search_path"} {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("dbtest: fold the companies: %v\n%s", err, q)
 		}
 	}
 }

@@ -19,7 +19,15 @@ CREATE TABLE companies (
     size                 text,               -- porte: 00, 01, 03, 05
     jurisdiction         text,               -- ente federativo responsável
     name_words           text[] COLLATE "C", -- the name's search words (package words)
-    name_sig             bigint NOT NULL DEFAULT 0 -- their words.Signature (office_signatures)
+    name_sig             bigint NOT NULL DEFAULT 0, -- their words.Signature (office_signatures)
+    -- Folded in by the import (db/fold.go), so an office lookup reads two
+    -- rows: the Simples row's enrolment (null without one), and the members
+    -- with their persons, a member per row of a two-dimensional array.
+    simples_optant       boolean,
+    simples_since        date,
+    simei_optant         boolean,
+    simei_since          date,
+    members              text[]
 );
 
 CREATE TABLE offices (
