@@ -116,8 +116,6 @@ func (r *OfficeSummaryRow) dest() []any {
 	return []any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity}
 }
 
-}
-
 func (r *MembershipRow) dest() []any {
 	d := append(make([]any, 0, 4+companyColumnCount), &r.PersonID, &r.Root, &r.Role, &r.Since)
 	return r.appendDest(d) // the company's columns
