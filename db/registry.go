@@ -340,7 +340,7 @@ FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS k(p
 CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ` + LiveSchema + `.members c WHERE c.person_id = k.person_id) t`
 		}
 		q += `
-LEFT JOIN LATERAL (SELECT * FROM ` + LiveSchema + `.members m
+LEFT JOIN LATERAL (SELECT m.person_id, m.root, m.position, m.role, m.since FROM ` + LiveSchema + `.members m
 	WHERE m.person_id = k.person_id AND (m.root, m.position) > (k.after_root COLLATE "C", k.after_pos)
 	ORDER BY m.root, m.position LIMIT k.lim) m ON true
 LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root

