@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -36,6 +37,29 @@ func TestDefaults(t *testing.T) {
 	if !slices.Equal(c.Server.CORSOrigins, []string{"https://a.example.com", "*"}) || !slices.Equal(c.Upstream.Portals, []string{"rfb"}) ||
 		c.Database.StatementTimeout != 4*time.Second || c.Prices.Street != 7 {
 		t.Errorf("set: %+v", c)
+	}
+}
+
+// TestPoolSize: the pool is four connections per core the server may use,
+// at least 8, unless DB_MAX_OPEN_CONNS says; 0 is refused.
+func TestPoolSize(t *testing.T) {
+	want := max(8, 4*runtime.GOMAXPROCS(0))
+	if c, err := Load([]string{}); err != nil || c.Database.MaxOpenConns != want {
+		t.Errorf("unset: %d, want %d (%v)", c.Database.MaxOpenConns, want, err)
+	}
+	if c, err := Load([]string{"DB_MAX_OPEN_CONNS=5"}); err != nil || c.Database.MaxOpenConns != 5 {
+		t.Errorf("5: %d (%v)", c.Database.MaxOpenConns, err)
+	}
+	if _, err := Load([]string{"DB_MAX_OPEN_CONNS=0"}); err == nil || !strings.HasPrefix(err.Error(), "DB_MAX_OPEN_CONNS: ") {
+		t.Errorf("0: %v", err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if DefaultMaxOpenConns() != 8 {
+		t.Errorf("one core: %d, want 8", DefaultMaxOpenConns())
+	}
+	runtime.GOMAXPROCS(3)
+	if DefaultMaxOpenConns() != 12 {
+		t.Errorf("three cores: %d, want 12", DefaultMaxOpenConns())
 	}
 }
 
