@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -17,16 +18,22 @@ import (
 // Simples, the members and each member's persons; PostgreSQL served 1.6x
 // the lookups (docs/benchmarks.md, "One company row").
 
-// memberFieldsSQL is a member (m) with its person (p) and legal
-// representative (a) as one text array; decodeMembers reads it back. The
-// date is written by pattern: a date's text depends on the session's
-// DateStyle.
-const memberFieldsSQL = `ARRAY[m.role, to_char(m.since, 'YYYY-MM-DD'),
+// memberFields is a member (m) with its person (p) and legal
+// representative (a) as one text array, and the member's position in the
+// dump and its person's memberships (member rows in any company: the
+// expression count); decodeMembers reads it back. A person with one
+// membership has it in the company that lists it, and a page of it needs
+// no query (SoleMembership). The date is written by pattern: a date's text
+// depends on the session's DateStyle.
+func memberFields(count string) string {
+	return `ARRAY[m.role, to_char(m.since, 'YYYY-MM-DD'),
 	p.id, p.type, p.tax_id, p.name, p.age, p.country,
-	a.id, a.type, a.tax_id, a.name, a.age, a.country, m.agent_role]`
+	a.id, a.type, a.tax_id, a.name, a.age, a.country, m.agent_role,
+	m.position::text, (` + count + `)::text]`
+}
 
-// memberFieldCount is the length of memberFieldsSQL's array.
-const memberFieldCount = 15
+// memberFieldCount is the length of memberFields' array.
+const memberFieldCount = 17
 
 // membersJoinSQL joins a member (m) to its person (p) and representative (a).
 const membersJoinSQL = `members m
@@ -40,14 +47,15 @@ LEFT JOIN persons a ON a.id = m.agent_person_id`
 // The Simples rows must be unique by root (their primary key is built
 // first); company_rows may repeat a root, and the companies' primary key
 // then fails as it would on a COPYed table.
-const CompanyFoldSQL = `INSERT INTO companies (root, name, nature, responsible_role, equity, size, jurisdiction,
+var CompanyFoldSQL = `INSERT INTO companies (root, name, nature, responsible_role, equity, size, jurisdiction,
 	name_words, name_sig, simples_optant, simples_since, simei_optant, simei_since, members)
 SELECT c.root, c.name, c.nature, c.responsible_role, c.equity, c.size, c.jurisdiction, c.name_words, c.name_sig,
 	s.simples_optant, s.simples_since, s.simei_optant, s.simei_since, f.members
 FROM company_rows c
 LEFT JOIN simples s ON s.root = c.root
-LEFT JOIN (SELECT m.root, array_agg(` + memberFieldsSQL + ` ORDER BY m.position) AS members
+LEFT JOIN (SELECT m.root, array_agg(` + memberFields("n.memberships") + ` ORDER BY m.position) AS members
 	FROM ` + membersJoinSQL + `
+	JOIN (SELECT person_id, count(*) AS memberships FROM members GROUP BY person_id) n ON n.person_id = m.person_id
 	GROUP BY m.root) f ON f.root = c.root`
 
 // companyMembersSQL is a company's (c) members array read from the members
@@ -55,14 +63,14 @@ LEFT JOIN (SELECT m.root, array_agg(` + memberFieldsSQL + ` ORDER BY m.position)
 // of the fold, for a snapshot whose companies are not folded (tests that
 // write the tables directly, and snapshots imported before the fold; see
 // migration 00006).
-const companyMembersSQL = `(SELECT array_agg(` + memberFieldsSQL + ` ORDER BY m.position)
+var companyMembersSQL = `(SELECT array_agg(` + memberFields("SELECT count(*) FROM members x WHERE x.person_id = m.person_id") + ` ORDER BY m.position)
 	FROM ` + membersJoinSQL + `
 	WHERE m.root = c.root)`
 
 // RefoldCompaniesSQL recomputes every company's folded columns from the
 // Simples rows and members, in the snapshot schema of the search path:
 // for tests that write the tables row by row.
-const RefoldCompaniesSQL = `UPDATE companies c SET
+var RefoldCompaniesSQL = `UPDATE companies c SET
 	simples_optant = s.simples_optant, simples_since = s.simples_since,
 	simei_optant = s.simei_optant, simei_since = s.simei_since,
 	members = ` + companyMembersSQL + `
@@ -72,7 +80,7 @@ WHERE k.root = c.root`
 // FoldMismatchesSQL counts the companies whose folded columns differ from
 // what the Simples rows and members say, in the snapshot schema of the
 // search path: 0 after an import (its tests check it).
-const FoldMismatchesSQL = `SELECT count(*) FROM companies c LEFT JOIN simples s ON s.root = c.root
+var FoldMismatchesSQL = `SELECT count(*) FROM companies c LEFT JOIN simples s ON s.root = c.root
 WHERE (c.simples_optant, c.simples_since, c.simei_optant, c.simei_since)
 	IS DISTINCT FROM (s.simples_optant, s.simples_since, s.simei_optant, s.simei_since)
 	OR c.members IS DISTINCT FROM ` + companyMembersSQL
@@ -117,13 +125,12 @@ FROM companies_unfolded c LEFT JOIN simples s ON s.root = c.root`,
 	return tx.Commit()
 }
 
-// errMembers is a members array that is not memberFieldsSQL's.
+// errMembers is a members array that is not memberFields'.
 var errMembers = errors.New("read a company's members: malformed array")
 
 // decodeMembers reads a company's members array (PostgreSQL's text form of
 // a two-dimensional text array, as lib/pq hands it over) into member rows
-// of root, positioned 1, 2, ... in dump order. NULL (nil or empty) is no
-// member.
+// of root, in dump order. NULL (nil or empty) is no member.
 func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -151,7 +158,7 @@ func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 		if !p.take('}') {
 			return nil, errMembers
 		}
-		r, err := memberRowOf(root, len(rows)+1, &f)
+		r, err := memberRowOf(root, &f)
 		if err != nil {
 			return nil, err
 		}
@@ -169,9 +176,9 @@ func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 	return rows, nil
 }
 
-// memberRowOf is the member of fields f, in memberFieldsSQL's order.
-func memberRowOf(root string, position int, f *[memberFieldCount]*string) (MemberRow, error) {
-	r := MemberRow{Root: root, Position: position, Role: f[0],
+// memberRowOf is the member of fields f, in memberFields' order.
+func memberRowOf(root string, f *[memberFieldCount]*string) (MemberRow, error) {
+	r := MemberRow{Root: root, Role: f[0],
 		PersonID: deref(f[2]), PersonType: deref(f[3]), PersonTaxID: f[4], PersonName: deref(f[5]),
 		PersonAge: f[6], PersonCntry: f[7],
 		AgentID: f[8], AgentType: f[9], AgentTaxID: f[10], AgentName: f[11], AgentAge: f[12], AgentCountry: f[13],
@@ -182,6 +189,13 @@ func memberRowOf(root string, position int, f *[memberFieldCount]*string) (Membe
 			return MemberRow{}, errMembers
 		}
 		r.Since = &d
+	}
+	var err error
+	if r.Position, err = strconv.Atoi(deref(f[15])); err != nil {
+		return MemberRow{}, errMembers
+	}
+	if r.PersonMemberships, err = strconv.Atoi(deref(f[16])); err != nil {
+		return MemberRow{}, errMembers
 	}
 	return r, nil
 }

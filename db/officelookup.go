@@ -102,12 +102,24 @@ type OfficeLookup struct {
 	Office  *model.Office // nil when the snapshot lacks the tax id
 	Members []model.Member
 	Overlay map[string]OverlayRecord // by portal; nil unless asked for
+	// Sole are the members' persons who are members of no other company
+	// (nor twice of this one), by person id: their one membership, when
+	// asked for (OfficeLookupOptions.Sole).
+	Sole map[string]SoleMembership
 }
 
-// OfficeLookup reads taxID's office, company and members, with simples its
-// company's Simples (without, the company's Simples and Simei are nil), and
-// with overlay the overlay's records of the tax id, in one statement.
-func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples bool) (OfficeLookup, error) {
+// OfficeLookupOptions are what an office lookup reads besides the office,
+// its company and members.
+type OfficeLookupOptions struct {
+	Overlay bool // the overlay's records of the tax id
+	Simples bool // the company's Simples (without, its Simples and Simei are nil)
+	Sole    bool // the members' sole memberships (OfficeLookup.Sole)
+}
+
+// OfficeLookup reads taxID's office, company and members, and what opts
+// asks for, in one statement.
+func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLookupOptions) (OfficeLookup, error) {
+	overlay, simples := opts.Overlay, opts.Simples
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return OfficeLookup{}, err
@@ -146,14 +158,27 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples
 			if err != nil {
 				return OfficeLookup{}, err
 			}
+			company := *o.Company // as a membership page reads it
 			if !simples {
 				o.Company.Simples, o.Company.Simei = nil, nil
 			}
 			out.Office = &o
-			// Read, and none: not nil, which says "not read" (a company's
-			// members would then be read again, one more round trip).
-			if out.Members, err = codes.members(o.Root, memberArr); err != nil {
+			rows, err := decodeMembers(o.Root, memberArr)
+			if err != nil {
 				return OfficeLookup{}, err
+			}
+			// Read, and none: not empty, not nil, which says "not read" (a
+			// company's members would then be read again, one more round trip).
+			out.Members = make([]model.Member, len(rows))
+			for i := range rows {
+				out.Members[i] = codes.member(&rows[i])
+				if r := &rows[i]; opts.Sole && r.PersonMemberships == 1 {
+					if out.Sole == nil {
+						out.Sole = map[string]SoleMembership{}
+					}
+					out.Sole[r.PersonID] = SoleMembership{Position: r.Position,
+						Membership: model.Membership{Since: r.Since, Role: codes.role(r.Role), Company: company}}
+				}
 			}
 		}
 		if overlay {
@@ -169,6 +194,31 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, overlay, simples
 		out.Overlay = map[string]OverlayRecord{}
 	}
 	return out, nil
+}
+
+// SoleMembership is a person's only membership, known from the company
+// that lists the person: a first page of the person's memberships without
+// a query.
+type SoleMembership struct {
+	Membership model.Membership
+	Position   int // the member's position in its company
+}
+
+// Page is the page MembershipPages reads for k, when k asks for a first
+// page (ok is false for a page after a cursor).
+func (m SoleMembership) Page(k MembershipPageKey) (page MembershipPage, ok bool) {
+	if k.AfterRoot != "" || k.First < 1 {
+		return MembershipPage{}, false
+	}
+	ms := m.Membership
+	if k.NoSimples {
+		ms.Company.Simples, ms.Company.Simei = nil, nil
+	}
+	if !k.NoTotal {
+		page.Total = 1
+	}
+	page.Memberships, page.Positions = []model.Membership{ms}, []int{m.Position}
+	return page, true
 }
 
 // members are a company's members from its members array: empty, not nil,

@@ -192,6 +192,9 @@ type MemberRow struct {
 	AgentAge     *string    `db:"a_age"`
 	AgentCountry *string    `db:"a_country"`
 	AgentRole    *string    `db:"agent_role"`
+	// PersonMemberships is how many member rows the person has in all
+	// companies, this one included (0: not read).
+	PersonMemberships int `db:"-"`
 }
 
 // QueryMembers returns the members of the given roots with their persons,

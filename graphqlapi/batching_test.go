@@ -1,6 +1,7 @@
 package graphqlapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -151,4 +152,64 @@ func TestNoMembersOneStatement(t *testing.T) {
 	if m := at(t, r.Data, "office", "company", "members").([]any); len(m) != 0 {
 		t.Errorf("members %v, want none", m)
 	}
+}
+
+// TestSoleMembershipsFromTheLookup: a member whose person is a member of
+// no other company pages its memberships from the office lookup's own row
+// (most persons): the nested query for SERPRO's office is one statement,
+// where each person's page took another, and every person's page is what
+// the person lookup reads through the loaders (count, cursors, the
+// company with its Simples). A person with two memberships (SERPRO's
+// first member, also BigRoot's) is still paged by query.
+func TestSoleMembershipsFromTheLookup(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	s := serverOver(t, d, serverOptions{gql: graphqlapi.Options{BatchWait: 20 * time.Millisecond}})
+	const page = `membership { totalCount nodes { since role { id text } company { id name equity simples { optant since } simei { optant } } }
+		edges { cursor } pageInfo { hasNextPage endCursor } }`
+	nested := `query($t: String!) { office(taxId: $t) { company { members { person { id ` + page + ` } } } } }`
+	alone := `query($t: String!) { office(taxId: $t) { company { members { person { id membership { nodes { since } } } } } } }`
+	s.post(t, alone, map[string]any{"t": dbtest.AlphaTaxID}).ok(t) // code tables and prepared statements
+
+	// ALFA's one member has one membership: the lookup alone.
+	s.takeSQL()
+	before := s.roundTrips.Load()
+	r := s.post(t, alone, map[string]any{"t": dbtest.AlphaTaxID}).ok(t)
+	if n := s.roundTrips.Load() - before; n != 1 {
+		t.Errorf("ALFA: %d SQL round trips, want 1 (the office lookup): %v", n, s.takeSQL())
+	}
+	if got := at(t, r.Data, "office", "company", "members", 0, "person", "membership", "nodes", 0, "since"); got != "2026-07-01" {
+		t.Errorf("ALFA's member's membership since %v", got)
+	}
+
+	// SERPRO: six members, the first also a member of BigRoot.
+	before = s.roundTrips.Load()
+	r = s.post(t, nested, map[string]any{"t": dbtest.SerproBranch}).ok(t)
+	if n := s.roundTrips.Load() - before; n != 2 {
+		t.Errorf("SERPRO: %d SQL round trips, want 2 (the lookup, the first member's page)", n)
+	}
+	members := at(t, r.Data, "office", "company", "members").([]any)
+	if len(members) != len(dbtest.SerproMembers) {
+		t.Fatalf("%d members", len(members))
+	}
+	for i, m := range members {
+		id := at(t, m, "person", "id").(string)
+		got := at(t, m, "person", "membership")
+		want := at(t, s.post(t, `query($id: ID!) { person(id: $id) { `+page+` } }`, map[string]any{"id": id}).ok(t).Data, "person", "membership")
+		if g, w := asJSON(t, got), asJSON(t, want); g != w {
+			t.Errorf("member %d (%s): from the lookup\n%s\nthe person lookup's\n%s", i, id, g, w)
+		}
+		if n := at(t, got, "totalCount"); (i == 0) != (n == json.Number("2")) {
+			t.Errorf("member %d: totalCount %v", i, n)
+		}
+	}
+}
+
+func asJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

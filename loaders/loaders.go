@@ -130,12 +130,46 @@ type ctxKey struct{}
 
 // pending is a request's loaders, built on first use: most REST requests
 // (an office lookup reads everything in one statement) never use theirs,
-// and nine loaders are ~50 allocations a request.
+// and nine loaders are ~50 allocations a request. It also keeps the sole
+// memberships the request's office lookups learnt (NoteSole).
 type pending struct {
 	store Store
 	wait  time.Duration
 	once  sync.Once
 	l     *Loaders
+
+	mu   sync.Mutex
+	sole map[string]db.SoleMembership
+}
+
+// NoteSole records, for the rest of the request, persons' only
+// memberships (by person id), which their first pages are (Sole). A
+// context without loaders keeps nothing.
+func NoteSole(ctx context.Context, sole map[string]db.SoleMembership) {
+	p, _ := ctx.Value(ctxKey{}).(*pending)
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sole == nil {
+		p.sole = make(map[string]db.SoleMembership, len(sole))
+	}
+	for id, m := range sole {
+		p.sole[id] = m
+	}
+}
+
+// Sole is a person's only membership as noted in this request (NoteSole).
+func Sole(ctx context.Context, personID string) (db.SoleMembership, bool) {
+	p, _ := ctx.Value(ctxKey{}).(*pending)
+	if p == nil {
+		return db.SoleMembership{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m, ok := p.sole[personID]
+	return m, ok
 }
 
 func (p *pending) get() *Loaders {

@@ -7,6 +7,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
@@ -330,9 +331,17 @@ func (s *Service) PersonMemberships(ctx context.Context, p *model.Person, q Memb
 	return edge(ctx, s, p.Scope == model.ScopePerson, KindPerson, func() (MembershipPage, error) {
 		key := db.MembershipPageKey{PersonID: p.ID, First: q.First, AfterRoot: q.AfterRoot, AfterPosition: q.AfterPosition,
 			NoTotal: q.NoTotal, NoSimples: q.NoSimples}
-		page, err := s.loaders(ctx).MembershipPages.Load(ctx, key)()
-		if err != nil {
-			return MembershipPage{}, storeErr(err, "")
+		// A person the office lookup knows to be a member of its company
+		// alone: the first page is that membership (most persons).
+		page, known := MembershipPage{}, false
+		if sole, ok := loaders.Sole(ctx, p.ID); ok {
+			page, known = sole.Page(key)
+		}
+		if !known {
+			var err error
+			if page, err = s.loaders(ctx).MembershipPages.Load(ctx, key)(); err != nil {
+				return MembershipPage{}, storeErr(err, "")
+			}
 		}
 		// The companies came with the person lookup, not with their own:
 		// their members and offices are company lookups.

@@ -10,6 +10,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/loaders"
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
 
@@ -160,9 +161,15 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 	if lk.codes != nil && r.members && (!s.batches(ctx) || alone(ctx)) {
 		// Nothing to batch with: the office, its company, members and
 		// overlay records in one statement.
-		found, err := s.store.OfficeLookup(ctx, string(taxID), s.overlay, r.simples)
+		// A GraphQL query may page the members' memberships next: the
+		// persons with no other come with the lookup.
+		sole := s.batches(ctx)
+		found, err := s.store.OfficeLookup(ctx, string(taxID), db.OfficeLookupOptions{Overlay: s.overlay, Simples: r.simples, Sole: sole})
 		if err != nil {
 			return nil, storeErr(err, "")
+		}
+		if len(found.Sole) > 0 {
+			loaders.NoteSole(ctx, found.Sole)
 		}
 		lk.office = func() (model.Office, error) {
 			if found.Office == nil {
