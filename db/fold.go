@@ -32,7 +32,9 @@ func memberFields(count string) string {
 	m.position::text, (` + count + `)::text]`
 }
 
-// memberFieldCount is the length of memberFields' array.
+// memberFieldCount is the length of memberFields' array. The array's
+// layout is part of a snapshot's format: a snapshot written with another
+// layout needs handling as foldLegacySnapshot handles one without it.
 const memberFieldCount = 17
 
 // membersJoinSQL joins a member (m) to its person (p) and representative (a).
