@@ -41,6 +41,15 @@ func TestTasks(t *testing.T) {
 				t.Errorf("%s needs %v, not %s", name, byName[name].needs, needs)
 			}
 		}
+		for stmt, table := range map[string]string{
+			"CREATE STATISTICS offices_email_domain_stats ON (lower(split_part(email, '@', 2))) FROM offices":   "offices",
+			"CREATE UNIQUE INDEX persons_pkey ON persons (id)":                                                  "persons",
+			"CREATE INDEX offices_alias_words ON offices USING gin (alias_words) WHERE alias_words IS NOT NULL": "offices",
+		} {
+			if got := builtOn(stmt); got != table {
+				t.Errorf("builtOn(%q) = %q, want %q", stmt, got, table)
+			}
+		}
 		if len(byName["offices_state"].needs) != 0 {
 			t.Errorf("offices_state waits for %v: the offices are loaded", byName["offices_state"].needs)
 		}
