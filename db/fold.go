@@ -61,10 +61,10 @@ LEFT JOIN (SELECT m.root, array_agg(` + memberFields("n.memberships") + ` ORDER 
 	GROUP BY m.root) f ON f.root = c.root`
 
 // companyMembersSQL is a company's (c) members array read from the members
-// themselves, through their (root, position) index: the per-company form
-// of the fold, for a snapshot whose companies are not folded (tests that
-// write the tables directly, and snapshots imported before the fold; see
-// migration 00006).
+// themselves: the per-company form of the fold, for a snapshot whose
+// companies are not folded (tests that write the tables directly, through
+// RefoldCompaniesSQL, and snapshots imported before the fold, through
+// foldLegacySnapshot's view, whose members have a (root, position) index).
 var companyMembersSQL = `(SELECT array_agg(` + memberFields("SELECT count(*) FROM members x WHERE x.person_id = m.person_id") + ` ORDER BY m.position)
 	FROM ` + membersJoinSQL + `
 	WHERE m.root = c.root)`
