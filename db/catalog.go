@@ -314,6 +314,11 @@ func (c *Catalog) refreshLocked(ctx context.Context) (*Codes, error) {
 		c.checkedAt.Store(time.Now().UnixNano())
 		return cur, nil
 	}
+	// A snapshot an earlier version imported (while this one served) is
+	// made readable before it is read: Migrate did so only at start.
+	if err := foldLegacySnapshot(ctx, c.db); err != nil {
+		return nil, fmt.Errorf("snapshot #%d was imported by an earlier version and could not be made readable: %w", live.ID, err)
+	}
 	codes, err := loadCodes(ctx, c.db)
 	if err != nil {
 		return nil, err
