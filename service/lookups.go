@@ -331,17 +331,9 @@ func (s *Service) PersonMemberships(ctx context.Context, p *model.Person, q Memb
 	return edge(ctx, s, p.Scope == model.ScopePerson, KindPerson, func() (MembershipPage, error) {
 		key := db.MembershipPageKey{PersonID: p.ID, First: q.First, AfterRoot: q.AfterRoot, AfterPosition: q.AfterPosition,
 			NoTotal: q.NoTotal, NoSimples: q.NoSimples}
-		// A person the office lookup knows to be a member of its company
-		// alone: the first page is that membership (most persons).
-		page, known := MembershipPage{}, false
-		if sole, ok := loaders.Sole(ctx, p.ID); ok {
-			page, known = sole.Page(key)
-		}
-		if !known {
-			var err error
-			if page, err = s.loaders(ctx).MembershipPages.Load(ctx, key)(); err != nil {
-				return MembershipPage{}, storeErr(err, "")
-			}
+		page, err := s.membershipPage(ctx, key)
+		if err != nil {
+			return MembershipPage{}, err
 		}
 		// The companies came with the person lookup, not with their own:
 		// their members and offices are company lookups.
@@ -353,4 +345,20 @@ func (s *Service) PersonMemberships(ctx context.Context, p *model.Person, q Memb
 		page.Memberships = ms
 		return page, nil
 	})
+}
+
+// membershipPage reads a page of a person's memberships: from the office
+// lookup that listed the person as a member of its company alone (most
+// persons), else through the request's loader.
+func (s *Service) membershipPage(ctx context.Context, key db.MembershipPageKey) (MembershipPage, error) {
+	if sole, ok := loaders.Sole(ctx, key.PersonID); ok {
+		if page, ok := sole.Page(key); ok {
+			return page, nil
+		}
+	}
+	page, err := s.loaders(ctx).MembershipPages.Load(ctx, key)()
+	if err != nil {
+		return MembershipPage{}, storeErr(err, "")
+	}
+	return page, nil
 }

@@ -161,10 +161,10 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 	if lk.codes != nil && r.members && (!s.batches(ctx) || alone(ctx)) {
 		// Nothing to batch with: the office, its company, members and
 		// overlay records in one statement.
-		// A GraphQL query may page the members' memberships next: the
-		// persons with no other come with the lookup.
-		sole := s.batches(ctx)
-		found, err := s.store.OfficeLookup(ctx, string(taxID), db.OfficeLookupOptions{Overlay: s.overlay, Simples: r.simples, Sole: sole})
+		// A GraphQL query (one that batches) may page the members'
+		// memberships next: the persons with no other come with the lookup.
+		found, err := s.store.OfficeLookup(ctx, string(taxID),
+			db.OfficeLookupOptions{Overlay: s.overlay, Simples: r.simples, Sole: s.batches(ctx)})
 		if err != nil {
 			return nil, storeErr(err, "")
 		}
