@@ -48,16 +48,19 @@ LEFT JOIN persons a ON a.id = m.agent_person_id`
 // form, in the staging schema's search path, once persons are derived.
 // The Simples rows must be unique by root (their primary key is built
 // first); company_rows may repeat a root, and the companies' primary key
-// then fails as it would on a COPYed table.
+// then fails as it would on a COPYed table. The persons' membership counts
+// come from a window over the members (one sort), where a grouped count
+// joined back cost the fold 6 % more CPU (interleaved, 5 rounds).
 var CompanyFoldSQL = `INSERT INTO companies (root, name, nature, responsible_role, equity, size, jurisdiction,
 	name_words, name_sig, simples_optant, simples_since, simei_optant, simei_since, members)
 SELECT c.root, c.name, c.nature, c.responsible_role, c.equity, c.size, c.jurisdiction, c.name_words, c.name_sig,
 	s.simples_optant, s.simples_since, s.simei_optant, s.simei_since, f.members
 FROM company_rows c
 LEFT JOIN simples s ON s.root = c.root
-LEFT JOIN (SELECT m.root, array_agg(` + memberFields("n.memberships") + ` ORDER BY m.position) AS members
-	FROM ` + membersJoinSQL + `
-	JOIN (SELECT person_id, count(*) AS memberships FROM members GROUP BY person_id) n ON n.person_id = m.person_id
+LEFT JOIN (SELECT m.root, array_agg(` + memberFields("m.memberships") + ` ORDER BY m.position) AS members
+	FROM (SELECT *, count(*) OVER (PARTITION BY person_id) AS memberships FROM members) m
+	JOIN persons p ON p.id = m.person_id
+	LEFT JOIN persons a ON a.id = m.agent_person_id
 	GROUP BY m.root) f ON f.root = c.root`
 
 // companyMembersSQL is a company's (c) members array read from the members
