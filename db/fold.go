@@ -37,10 +37,13 @@ func memberFields(count string) string {
 // layout needs handling as foldLegacySnapshot handles one without it.
 const memberFieldCount = 17
 
-// membersJoinSQL joins a member (m) to its person (p) and representative (a).
-const membersJoinSQL = `members m
-JOIN persons p ON p.id = m.person_id
-LEFT JOIN persons a ON a.id = m.agent_person_id`
+// membersJoin joins the members of the relation members (as m) to their
+// persons (p) and representatives (a).
+func membersJoin(members string) string {
+	return members + ` m
+	JOIN persons p ON p.id = m.person_id
+	LEFT JOIN persons a ON a.id = m.agent_person_id`
+}
 
 // CompanyFoldSQL writes the snapshot's companies from the loaded rows
 // (company_rows, COPYed without a log: this statement writes the logged
@@ -58,9 +61,7 @@ SELECT c.root, c.name, c.nature, c.responsible_role, c.equity, c.size, c.jurisdi
 FROM company_rows c
 LEFT JOIN simples s ON s.root = c.root
 LEFT JOIN (SELECT m.root, array_agg(` + memberFields("m.memberships") + ` ORDER BY m.position) AS members
-	FROM (SELECT *, count(*) OVER (PARTITION BY person_id) AS memberships FROM members) m
-	JOIN persons p ON p.id = m.person_id
-	LEFT JOIN persons a ON a.id = m.agent_person_id
+	FROM ` + membersJoin("(SELECT *, count(*) OVER (PARTITION BY person_id) AS memberships FROM members)") + `
 	GROUP BY m.root) f ON f.root = c.root`
 
 // companyMembersSQL is a company's (c) members array read from the members
@@ -69,7 +70,7 @@ LEFT JOIN (SELECT m.root, array_agg(` + memberFields("m.memberships") + ` ORDER 
 // RefoldCompaniesSQL, and snapshots imported before the fold, through
 // foldLegacySnapshot's view, whose members have a (root, position) index).
 var companyMembersSQL = `(SELECT array_agg(` + memberFields("SELECT count(*) FROM members x WHERE x.person_id = m.person_id") + ` ORDER BY m.position)
-	FROM ` + membersJoinSQL + `
+	FROM ` + membersJoin("members") + `
 	WHERE m.root = c.root)`
 
 // RefoldCompaniesSQL recomputes every company's folded columns from the
