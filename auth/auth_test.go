@@ -472,7 +472,10 @@ func TestConcurrentDebits(t *testing.T) {
 func TestSharedRateLimit(t *testing.T) {
 	t.Parallel()
 	prefix := fmt.Sprintf("cnpjgraph-test:%d:", time.Now().UnixNano())
-	shared := func(c *Config) { c.RedisURL, c.RedisPrefix = redisURL(), prefix }
+	// Redis is up here: a timeout longer than the default 50 ms keeps a
+	// slow start on a loaded machine (a first connection took longer under
+	// -race) from opening the breaker, which counts per instance.
+	shared := func(c *Config) { c.RedisURL, c.RedisPrefix, c.RedisTimeout = redisURL(), prefix, 2*time.Second }
 	e := newEnv(t, shared)
 	_, srv2 := e.start(shared)
 	_, key := e.account(100, 10, nil)
