@@ -24,7 +24,9 @@ func setup(t *testing.T) (*loaders.Loaders, *atomic.Int64, context.Context) {
 	if _, err := store.Catalog.Current(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return loaders.NewWithWait(store, 50*time.Millisecond), &n, ctx
+	// A window long enough that the tests' concurrent loads join one batch
+	// on a loaded machine under -race (100 ms split a GraphQL test's level).
+	return loaders.NewWithWait(store, 300*time.Millisecond), &n, ctx
 }
 
 // TestBatching: 100 concurrent office loads, found and missing mixed, cost
