@@ -55,7 +55,7 @@ type Server struct {
 	CORSOrigins     []string      `env:"CORS_ORIGINS"`
 	PublicURL       string        `env:"PUBLIC_URL"`
 	PprofAddr       string        `env:"PPROF_ADDR"`
-	GOGC            string        `env:"GOGC"` // read by the Go runtime itself; serve sets 400 when unset
+	GOGC            string        `env:"GOGC"` // read by the Go runtime itself; serve sets 1000 when unset
 	// PlaygroundAPIKey goes into the playground's Authorization header.
 	PlaygroundAPIKey string `env:"PLAYGROUND_API_KEY"`
 	AuthDisabled     bool   `env:"AUTH_DISABLED"`
