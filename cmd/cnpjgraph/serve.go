@@ -70,21 +70,16 @@ func serve(ctx context.Context, cfg config.Config) error {
 	defer func() { _ = logOut.Close() }()
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	if cfg.Server.GOGC == "" {
-		// Answers are short-lived garbage; collecting less often bought a
-		// third more nested GraphQL queries per second in make bench (100
-		// -> 400), and 400 -> 1000 another 5-11 % of them (interleaved
-		// runs; REST +1 %) for a peak RSS of 86 MB instead of 55 at 32
-		// connections (177 instead of 85 on companies of 1,000+ offices).
-		// The live heap is small, so memory stays modest; GOGC overrides.
+		// Answers are short-lived garbage and the live heap is small:
+		// collecting rarely buys nested GraphQL queries (+5-11 % against
+		// 400, docs/benchmarks.md "The GC target"). GOGC overrides.
 		debug.SetGCPercent(1000)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		// A soft limit under that target: pages of 1,000 offices at 32
-		// connections took the RSS to 753 MB with GOGC 1000 alone (183
-		// with 400); with this, 272 MB at the same throughput. Below it,
-		// where lookups and GraphQL run (under 100 MB), it changes
-		// nothing. GOMEMLIMIT overrides (the runtime reads it, and stops
-		// at start on a malformed one).
+		// That target alone let pages of 1,000 offices take 753 MB; under
+		// this soft limit they take 272 MB at the same speed, and lookups
+		// (under 100 MB) never reach it. GOMEMLIMIT overrides; the runtime
+		// reads it itself, and stops at start on a malformed one.
 		debug.SetMemoryLimit(256 << 20)
 	}
 
