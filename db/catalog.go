@@ -29,8 +29,9 @@ type Codes struct {
 	// person_words (imported with --word-tables); name searches of one
 	// value read them.
 	wordTables, personWords bool
-	// signatures: the snapshot has office_signatures (every import since
-	// they were added has); a name with one state walks them.
+	// signatures: the snapshot has office_signatures by state_tax_id
+	// (every import since that layout has); a name with one state walks
+	// them.
 	signatures bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
@@ -353,7 +354,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
 		return nil, err
 	}
-	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {
+	// Snapshots imported before the signatures' one key column have them
+	// by (state, tax_id): searched without them until the next import.
+	if codes.signatures, err = hasLiveColumn(ctx, tx, "office_signatures", "state_tax_id"); err != nil {
 		return nil, err
 	}
 	if codes.companySignatures, err = primaryKeyHas(ctx, tx, "companies", "name_sig"); err != nil {
@@ -522,6 +525,16 @@ func primaryKeyHas(ctx context.Context, q sqlx.QueryerContext, table, column str
 		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
 		WHERE i.indrelid = to_regclass($1) AND i.indisprimary AND a.attname = $2)`, LiveSchema+"."+table, column).Scan(&ok); err != nil {
 		return false, fmt.Errorf("check the primary key of %s: %w", table, err)
+	}
+	return ok, nil
+}
+
+// hasLiveColumn says whether the live snapshot's table has the column.
+func hasLiveColumn(ctx context.Context, q sqlx.QueryerContext, table, column string) (bool, error) {
+	var ok bool
+	if err := q.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = to_regclass($1) AND attname = $2 AND NOT attisdropped)`, LiveSchema+"."+table, column).Scan(&ok); err != nil {
+		return false, fmt.Errorf("check the column %s.%s: %w", table, column, err)
 	}
 	return ok, nil
 }

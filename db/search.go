@@ -565,9 +565,9 @@ type shape struct {
 	// stateWalkPage).
 	walkCompanies string
 	walkAliases   *branch
-	// signatures: the walk reads office_signatures (o: state, tax_id and
-	// the signatures) instead of the offices, and walk checks the
-	// signatures before it reads a name (see OfficeSignaturesSQL).
+	// signatures: the walk reads office_signatures (stateSignatures)
+	// instead of the offices, and walk checks the signatures before it
+	// reads a name (see OfficeSignaturesSQL).
 	signatures bool
 }
 
@@ -982,16 +982,13 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 	n := strconv.Itoa(stateWalkLength)
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
-	from, order, keyset := LiveSchema+".offices o", "o.root, o.tax_id", w.walkKeyset()
+	from, order, keyset := LiveSchema+".offices o", " ORDER BY o.root, o.tax_id", w.walkKeyset()
 	if sh.signatures {
-		from, order = LiveSchema+".office_signatures o", "o.tax_id"
-		if w.after != "" {
-			keyset = "o.tax_id > " + w.after
-		}
+		from, order, keyset = stateSignatures(w.oneState, w.after, n), "", "" // in key order, after the keyset
 	}
 	walkOf := func(cond string) string {
 		offices := w.sel(branch{from: from}, sh.key+" AS k, ("+cond+") AS m", live, keyset) +
-			" ORDER BY " + order + " LIMIT " + n
+			order + " LIMIT " + n
 		return "SELECT k, m, rn FROM (SELECT k, m, row_number() OVER () AS rn FROM (" + offices + ") o) o" +
 			" WHERE m OR rn = " + n + " LIMIT " + limit
 	}

@@ -786,8 +786,8 @@ func TestSignatures(t *testing.T) {
 		}
 	}
 	for _, q := range []string{
-		`SELECT NOT EXISTS (SELECT state, tax_id, name_sig, alias_sig FROM cnpj.office_signatures
-			EXCEPT SELECT o.state, o.tax_id, coalesce(c.name_sig, 0), o.alias_sig FROM cnpj.offices o LEFT JOIN cnpj.companies c ON c.root = o.root)
+		`SELECT NOT EXISTS (SELECT state_tax_id, name_sig, alias_sig FROM cnpj.office_signatures
+			EXCEPT SELECT o.state || o.tax_id, coalesce(c.name_sig, 0), o.alias_sig FROM cnpj.offices o LEFT JOIN cnpj.companies c ON c.root = o.root)
 		    AND (SELECT count(*) FROM cnpj.office_signatures) = (SELECT count(*) FROM cnpj.offices WHERE state IS NOT NULL)`,
 		`SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE oid = 'cnpj.office_signatures'::regclass`,
 		`SELECT to_regclass('cnpj.office_signatures_state') IS NOT NULL`,

@@ -585,7 +585,7 @@ var buildCosts = map[string]float64{
 	"office_words_word":          6.4,
 	"person_words_word":          2.2,
 	"offices_state":              2.0,
-	"office_signatures_state":    1.2,
+	"office_signatures_state":    0.5,
 	"companies_name_words":       1.8,
 	"offices_root":               1.1,
 	"offices_municipality":       0.95,
