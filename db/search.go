@@ -709,9 +709,11 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				// The state alone: the signatures first, then the name
 				// or alias they say may hold the value (6 ms → 0.8 for
 				// "cooperativa" in PR: 1,331 of 33,317 offices read).
-				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = o.tax_id)"
+				// The key is state_tax_id (stateSignatures): its root and
+				// tax id are cut from it only where a signature holds.
+				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = right(o.state_tax_id, 14))"
 				sh.signatures = true
-				sh.walk = signedWords("o.name_sig", companyNameWords("left(o.tax_id, 8)"), w.names, names) + " OR " +
+				sh.walk = signedWords("o.name_sig", companyNameWords("substr(o.state_tax_id, 3, 8)"), w.names, names) + " OR " +
 					signedWords("o.alias_sig", aliasWords, w.names, names)
 			} else if !w.codes.CommonAliasWords(w.names) {
 				// Aliases few by the statistics: collected, and the walk
@@ -982,14 +984,24 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 	n := strconv.Itoa(stateWalkLength)
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
-	from, order, keyset := LiveSchema+".offices o", " ORDER BY o.root, o.tax_id", w.walkKeyset()
+	// taxID is a walked key k as a tax id: the signatures' keys are
+	// state_tax_id, read back only for the page's keys.
+	taxID := "k"
+	walked := func(cond string) string {
+		return w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+cond+") AS m", live, w.walkKeyset()) +
+			" ORDER BY o.root, o.tax_id LIMIT " + n
+	}
 	if sh.signatures {
-		from, order, keyset = stateSignatures(w.oneState, w.after, n), "", "" // in key order, after the keyset
+		taxID = "right(k, 14)"
+		walked = func(cond string) string {
+			// The state's range in key order, after the keyset: the
+			// search's one condition.
+			return "SELECT o.state_tax_id AS k, (" + cond + ") AS m FROM " + LiveSchema + ".office_signatures o WHERE " +
+				stateSignatures(w.oneState, w.after) + " AND " + live + " ORDER BY o.state_tax_id LIMIT " + n
+		}
 	}
 	walkOf := func(cond string) string {
-		offices := w.sel(branch{from: from}, sh.key+" AS k, ("+cond+") AS m", live, keyset) +
-			order + " LIMIT " + n
-		return "SELECT k, m, rn FROM (SELECT k, m, row_number() OVER () AS rn FROM (" + offices + ") o) o" +
+		return "SELECT k, m, rn FROM (SELECT k, m, row_number() OVER () AS rn FROM (" + walked(cond) + ") o) o" +
 			" WHERE m OR rn = " + n + " LIMIT " + limit
 	}
 	var (
@@ -1016,8 +1028,8 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 		}
 	}
 	if sh.walkAliases == nil || capped > collectCap {
-		walk := "SELECT coalesce(array_agg(k ORDER BY k) FILTER (WHERE m), '{}'), max(k) FILTER (WHERE rn = " + n + ") FROM (" +
-			walkOf(sh.walk) + ") o"
+		walk := "SELECT coalesce(array_agg(" + taxID + " ORDER BY k) FILTER (WHERE m), '{}'), " +
+			strings.Replace(taxID, "k", "max(k) FILTER (WHERE rn = "+n+")", 1) + " FROM (" + walkOf(sh.walk) + ") o"
 		if err := queryRow(ctx, d, walk).Scan(&keys, &last); err != nil {
 			return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 		}

@@ -295,9 +295,11 @@ func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 	dbtest.MustExec(t, d, `
 		INSERT INTO cnpj.offices (tax_id, root, head, state)
 		SELECT r || '000200', r, false, 'SP' FROM generate_series(1, 400) g, lpad((90000000 + g)::text, 8, '0') r`)
-	// An office of a zzbeta company whose state is not two letters: its
-	// signature's key begins as AC's do, and it is no match.
-	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, state) VALUES ('90000001000300', '90000001', false, 'ACX')`)
+	// An office with zzbeta in its alias whose state is not two letters (a
+	// padded field): its signature's key begins as AC's do, before them
+	// all, and it is no match.
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, state, alias, alias_words)
+		VALUES ('90000001000300', '90000001', false, 'AC ', 'ZZBETA', '{zzbeta}')`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
 	dbtest.Sign(t, d)
 	var matches []string

@@ -27,19 +27,17 @@ WHERE o.state IS NOT NULL`
 	OfficeSignaturesIndexSQL = `CREATE UNIQUE INDEX office_signatures_state ON office_signatures (state_tax_id) INCLUDE (name_sig, alias_sig)`
 )
 
-// stateSignatures is the relation of the signatures of state's offices
-// after the key after (an SQL literal; "" for all), at most limit of them
-// in key order, as o (state, tax_id, name_sig, alias_sig): a range of
-// their index. The state is read back from the key for the caller's
-// condition on it, which drops a key whose state is not two letters.
-func stateSignatures(state, after, limit string) string {
+// stateSignatures is the condition on office_signatures (as o) of the
+// signatures of state's offices after the key after (an SQL literal; ""
+// for all): a range of their index. A tax id has 14 characters, so a key
+// of 16 bytes in the range is the state's, and one whose state is not two
+// letters is left out.
+func stateSignatures(state, after string) string {
 	from := quoteText(state)
 	if after != "" {
 		from += " || " + after
 	}
-	return "(SELECT left(s.state_tax_id, -14) AS state, right(s.state_tax_id, 14) AS tax_id, s.name_sig, s.alias_sig FROM " +
-		LiveSchema + ".office_signatures s WHERE s.state_tax_id > " + from + " AND s.state_tax_id < " + quoteText(state+"~") +
-		" ORDER BY s.state_tax_id LIMIT " + limit + ") o"
+	return "o.state_tax_id > " + from + " AND o.state_tax_id < " + quoteText(state+"~") + " AND octet_length(o.state_tax_id) = 16"
 }
 
 // holdsSignature is "column's signature holds one of the alternatives'":
