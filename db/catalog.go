@@ -29,10 +29,11 @@ type Codes struct {
 	// person_words (imported with --word-tables); name searches of one
 	// value read them.
 	wordTables, personWords bool
-	// signatures: the snapshot has office_signatures by state_tax_id
-	// (every import since that layout has); a name with one state walks
-	// them.
-	signatures bool
+	// signatures: the snapshot has office_signatures (every import since
+	// they were added has); a name with one state walks them.
+	// signaturePairs: they are keyed by (state, tax_id), as imported
+	// before 2026-11-28, not by state_tax_id (stateSignatures).
+	signatures, signaturePairs bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
 	// index alone; a name alone walks them so.
@@ -354,10 +355,15 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
 		return nil, err
 	}
-	// Snapshots imported before the signatures' one key column have them
-	// by (state, tax_id): searched without them until the next import.
-	if codes.signatures, err = hasLiveColumn(ctx, tx, "office_signatures", "state_tax_id"); err != nil {
+	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {
 		return nil, err
+	}
+	if codes.signatures {
+		var byKey bool
+		if byKey, err = hasLiveColumn(ctx, tx, "office_signatures", "state_tax_id"); err != nil {
+			return nil, err
+		}
+		codes.signaturePairs = !byKey
 	}
 	if codes.companySignatures, err = primaryKeyHas(ctx, tx, "companies", "name_sig"); err != nil {
 		return nil, err

@@ -711,9 +711,13 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				// "cooperativa" in PR: 1,331 of 33,317 offices read).
 				// The key is state_tax_id (stateSignatures): its root and
 				// tax id are cut from it only where a signature holds.
-				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = right(o.state_tax_id, 14))"
+				root, taxID := "substr(o.state_tax_id, 3, 8)", "right(o.state_tax_id, 14)"
+				if w.codes.signaturePairs {
+					root, taxID = "left(o.tax_id, 8)", "o.tax_id"
+				}
+				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = " + taxID + ")"
 				sh.signatures = true
-				sh.walk = signedWords("o.name_sig", companyNameWords("substr(o.state_tax_id, 3, 8)"), w.names, names) + " OR " +
+				sh.walk = signedWords("o.name_sig", companyNameWords(root), w.names, names) + " OR " +
 					signedWords("o.alias_sig", aliasWords, w.names, names)
 			} else if !w.codes.CommonAliasWords(w.names) {
 				// Aliases few by the statistics: collected, and the walk
@@ -991,7 +995,17 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 		return w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+cond+") AS m", live, w.walkKeyset()) +
 			" ORDER BY o.root, o.tax_id LIMIT " + n
 	}
-	if sh.signatures {
+	if sh.signatures && w.codes.signaturePairs {
+		// Imported before state_tax_id: the state and the tax id.
+		walked = func(cond string) string {
+			after := ""
+			if w.after != "" {
+				after = "o.tax_id > " + w.after
+			}
+			return w.sel(branch{from: LiveSchema + ".office_signatures o"}, sh.key+" AS k, ("+cond+") AS m", live, after) +
+				" ORDER BY o.tax_id LIMIT " + n
+		}
+	} else if sh.signatures {
 		taxID = "right(k, 14)"
 		walked = func(cond string) string {
 			// The state's range in key order, after the keyset: the

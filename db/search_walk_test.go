@@ -332,13 +332,15 @@ func TestSignatureWalkPagesEveryMatch(t *testing.T) {
 	}
 
 	// A snapshot imported before the signatures' one key column has them
-	// by (state, tax_id): searched without them, every match again.
+	// by (state, tax_id): walked the same, the cleared match missed again.
 	dbtest.MustExec(t, d, `CREATE TABLE cnpj.old_signatures AS SELECT left(state_tax_id, -14) AS state, right(state_tax_id, 14) AS tax_id,
 		name_sig, alias_sig FROM cnpj.office_signatures;
-		DROP TABLE cnpj.office_signatures; ALTER TABLE cnpj.old_signatures RENAME TO office_signatures`)
+		DROP TABLE cnpj.office_signatures; ALTER TABLE cnpj.old_signatures RENAME TO office_signatures;
+		CREATE INDEX office_signatures_state ON cnpj.office_signatures (state, tax_id) INCLUDE (name_sig, alias_sig)`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.office_signatures`)
 	store, _, inAC = zzbetaInAC(t, d, snapshot)
-	if got := pageAll(t, store, inAC); !slices.Equal(got, matches) {
-		t.Fatalf("with the old signatures, paged %d keys, want %d", len(got), len(matches))
+	if got := pageAll(t, store, inAC); !slices.Equal(got, slices.Delete(slices.Clone(matches), 15, 16)) {
+		t.Fatalf("with the old signatures and %s's cleared, paged %d keys, want %d", matches[15], len(got), len(matches)-1)
 	}
 }
 
