@@ -530,6 +530,24 @@ func TestBadInput(t *testing.T) {
 		}
 		liveID, members = liveState(t, d)
 	})
+	t.Run("duplicated establishment", func(t *testing.T) {
+		// The dump's first establishment twice: one office, and one row
+		// of its office signatures (their key is unique).
+		dir := badDump(t, "Estabelecimentos0.zip", func(b []byte) []byte {
+			first, _, _ := bytes.Cut(b, []byte("\n"))
+			return append(b, append(first, '\n')...)
+		})
+		mustImport(t, d, opts(t, dir))
+		var offices, signatures, withState int
+		if err := d.QueryRow(`SELECT (SELECT count(*) FROM cnpj.offices), (SELECT count(*) FROM cnpj.office_signatures),
+			(SELECT count(*) FROM cnpj.offices WHERE state IS NOT NULL)`).Scan(&offices, &signatures, &withState); err != nil {
+			t.Fatal(err)
+		}
+		if offices == 0 || signatures != withState {
+			t.Errorf("%d offices, %d with a state, %d signatures", offices, withState, signatures)
+		}
+		liveID, members = liveState(t, d)
+	})
 	t.Run("unterminated quote", func(t *testing.T) {
 		dir := badDump(t, "Empresas1.zip", addRow(`"12345678";"BROKEN NAME`))
 		_, err := importer.Import(context.Background(), d, opts(t, dir))

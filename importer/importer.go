@@ -644,7 +644,9 @@ func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
 		sql("periods", nil, periods),
 		// The Simples rows' primary key first: it drops their duplicates.
 		{name: "fold", needs: []string{"persons", "simples_pkey"}, cost: buildCosts["fold"], run: r.fold},
-		sql("office signatures", []string{"fold"}, db.OfficeSignaturesSQL),
+		// After the offices' key too: a dump's duplicated establishment is
+		// dropped when that key is built, and the signatures' is unique.
+		sql("office signatures", []string{"fold", "offices_pkey"}, db.OfficeSignaturesSQL),
 	}
 	if wordTables {
 		tasks = append(tasks, sql("office words", []string{"fold"}, wordTablesSQL...))
