@@ -709,12 +709,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				// The state alone: the signatures first, then the name
 				// or alias they say may hold the value (6 ms → 0.8 for
 				// "cooperativa" in PR: 1,331 of 33,317 offices read).
-				// The key is state_tax_id (stateSignatures): its root and
-				// tax id are cut from it only where a signature holds.
-				root, taxID := "substr(o.state_tax_id, 3, 8)", "right(o.state_tax_id, 14)"
-				if w.codes.signaturePairs {
-					root, taxID = "left(o.tax_id, 8)", "o.tax_id"
-				}
+				root, taxID := signedOffice(w.codes.signaturePairs)
 				aliasWords := "(SELECT x.alias_words FROM " + LiveSchema + ".offices x WHERE x.tax_id = " + taxID + ")"
 				sh.signatures = true
 				sh.walk = signedWords("o.name_sig", companyNameWords(root), w.names, names) + " OR " +
@@ -988,9 +983,9 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 	n := strconv.Itoa(stateWalkLength)
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
-	// taxID is a walked key k as a tax id: the signatures' keys are
+	// taxID is a walked key as a tax id: the signatures' keys are
 	// state_tax_id, read back only for the page's keys.
-	taxID := "k"
+	taxID := func(k string) string { return k }
 	walked := func(cond string) string {
 		return w.sel(branch{from: LiveSchema + ".offices o"}, sh.key+" AS k, ("+cond+") AS m", live, w.walkKeyset()) +
 			" ORDER BY o.root, o.tax_id LIMIT " + n
@@ -1006,7 +1001,7 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 				" ORDER BY o.tax_id LIMIT " + n
 		}
 	} else if sh.signatures {
-		taxID = "right(k, 14)"
+		taxID = func(k string) string { return "right(" + k + ", 14)" }
 		walked = func(cond string) string {
 			// The state's range in key order, after the keyset: the
 			// search's one condition.
@@ -1042,8 +1037,8 @@ func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where
 		}
 	}
 	if sh.walkAliases == nil || capped > collectCap {
-		walk := "SELECT coalesce(array_agg(" + taxID + " ORDER BY k) FILTER (WHERE m), '{}'), " +
-			strings.Replace(taxID, "k", "max(k) FILTER (WHERE rn = "+n+")", 1) + " FROM (" + walkOf(sh.walk) + ") o"
+		walk := "SELECT coalesce(array_agg(" + taxID("k") + " ORDER BY k) FILTER (WHERE m), '{}'), " +
+			taxID("max(k) FILTER (WHERE rn = "+n+")") + " FROM (" + walkOf(sh.walk) + ") o"
 		if err := queryRow(ctx, d, walk).Scan(&keys, &last); err != nil {
 			return nil, fmt.Errorf("search: %w", errOr(ctx, err))
 		}

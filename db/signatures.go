@@ -40,6 +40,16 @@ func stateSignatures(state, after string) string {
 	return "o.state_tax_id > " + from + " AND o.state_tax_id < " + quoteText(state+"~") + " AND octet_length(o.state_tax_id) = 16"
 }
 
+// signedOffice is the root and the tax id of a signatures' row (o) as SQL:
+// cut from state_tax_id, or, in snapshots imported before it (pairs), the
+// tax id's own column.
+func signedOffice(pairs bool) (root, taxID string) {
+	if pairs {
+		return "left(o.tax_id, 8)", "o.tax_id"
+	}
+	return "substr(o.state_tax_id, 3, 8)", "right(o.state_tax_id, 14)"
+}
+
 // holdsSignature is "column's signature holds one of the alternatives'":
 // every row that holds all the words of one has it (and about one in 30
 // more, which the caller checks against the words themselves).
