@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func TestDecodeMembersRoundTrip(t *testing.T) {
 		n := 1 + rng.IntN(4)
 		want := make([][db.MemberFieldCount]*string, n)
 		var flat []*string
+		position := 0
 		for i := range want {
 			for j := range want[i] {
 				want[i][j] = field()
@@ -48,8 +50,11 @@ func TestDecodeMembersRoundTrip(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				want[i][1] = nil
 			}
-			position, memberships := fmt.Sprint(1+rng.IntN(1e6)), fmt.Sprint(1+rng.IntN(3))
-			want[i][15], want[i][16] = &position, &memberships
+			// Increasing, as the fold writes them (decodeMembers would
+			// sort others).
+			position += 1 + rng.IntN(1e6)
+			positionText, memberships := fmt.Sprint(position), fmt.Sprint(1+rng.IntN(3))
+			want[i][15], want[i][16] = &positionText, &memberships
 			flat = append(flat, want[i][:]...)
 		}
 		var b []byte
@@ -125,6 +130,27 @@ func TestDecodeMembersRejects(t *testing.T) {
 	}
 }
 
+// TestDecodeMembersInPositionOrder: an array whose members are not in
+// position order (no plan of the fold promises it) is read in position
+// order, ties in the array's.
+func TestDecodeMembersInPositionOrder(t *testing.T) {
+	member := func(name, position string) string {
+		return "{a,NULL,c,d,e," + name + ",g,h,i,j,k,l,m,n,o," + position + ",1}"
+	}
+	b := "{" + member("third", "9") + "," + member("first", "2") + "," + member("second", "5") + "," + member("fourth", "9") + "}"
+	rows, err := db.DecodeMembers("r", []byte(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.PersonName)
+	}
+	if want := []string{"first", "second", "third", "fourth"}; !slices.Equal(got, want) {
+		t.Errorf("members %v, want %v", got, want)
+	}
+}
+
 // FuzzDecodeMembers: any bytes decode or fail without panicking, and a
 // decoded array has whole members.
 func FuzzDecodeMembers(f *testing.F) {
@@ -174,9 +200,12 @@ func TestFoldMatchesMembers(t *testing.T) {
 	if folded == 0 {
 		t.Fatal("no company with both members and Simples in the fixture")
 	}
-	// The import's form, from the same rows.
+	// The import's form, from the same rows, the members stored against
+	// their positions: the fold must order them itself.
 	inLive(`CREATE TABLE company_rows AS SELECT root, name, nature, responsible_role, equity, size, jurisdiction,
-		name_words, name_sig FROM companies; CREATE TABLE folded AS SELECT * FROM companies; TRUNCATE companies`)
+		name_words, name_sig FROM companies; CREATE TABLE folded AS SELECT * FROM companies; TRUNCATE companies;
+		CREATE TABLE reversed AS SELECT * FROM members ORDER BY root DESC, position DESC;
+		TRUNCATE members; INSERT INTO members SELECT * FROM reversed`)
 	inLive(db.CompanyFoldSQL)
 	inLive(`SELECT count(*) FROM (SELECT * FROM companies EXCEPT SELECT * FROM folded
 		UNION ALL SELECT * FROM folded EXCEPT SELECT * FROM companies) x`, &n)
