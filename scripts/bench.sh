@@ -80,13 +80,22 @@ if [ "$(psqlq -c "SHOW autovacuum")" = off ]; then
 fi
 start() { # start BINARY ADDR LOG [ENV=VALUE...]
   local b=$1 addr=$2 log=$3; shift 3
+  # Another server on the address would answer the health check and be
+  # measured in this one's place.
+  if curl -fs "http://$addr/healthz" >/dev/null 2>&1; then
+    echo "something already answers on $addr: stop it first"; exit 1
+  fi
   # Idle connections close within a second: the servers of the other runs
   # (and pgbench) would otherwise find max_connections taken.
   env ADDR="$addr" DB_CONN_MAX_IDLE_TIME=1s "$@" "$b" serve >"$work/$log" 2>&1 &
   pids+=($!)
   LOGS[$addr]=$work/$log
   SERVER[$addr]=$! # env execs the server: the same process
-  for _ in $(seq 1 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
+  for _ in $(seq 1 100); do
+    kill -0 "${SERVER[$addr]}" 2>/dev/null || { echo "server $addr exited"; tail "$work/$log"; exit 1; }
+    curl -fs "http://$addr/healthz" >/dev/null 2>&1 && return
+    sleep 0.1
+  done
   echo "server $addr did not become ready"; tail "$work/$log"; exit 1
 }
 metric() { curl -fs "http://$1/metrics" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $2} END {printf "%d", s}'; }
