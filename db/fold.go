@@ -38,11 +38,12 @@ func memberFields(count string) string {
 const memberFieldCount = 17
 
 // membersJoin joins the members of the relation members (as m) to their
-// persons (p) and representatives (a).
-func membersJoin(members string) string {
+// persons (p) and representatives (a), read from the relation agents (the
+// persons, or those of them that represent someone).
+func membersJoin(members, agents string) string {
 	return members + ` m
 	JOIN persons p ON p.id = m.person_id
-	LEFT JOIN persons a ON a.id = m.agent_person_id`
+	LEFT JOIN ` + agents + ` a ON a.id = m.agent_person_id`
 }
 
 // CompanyFoldSQL writes the snapshot's companies from the loaded rows
@@ -69,10 +70,8 @@ SELECT c.root, c.name, c.nature, c.responsible_role, c.equity, c.size, c.jurisdi
 FROM company_rows c
 LEFT JOIN simples s ON s.root = c.root
 LEFT JOIN (SELECT m.root, array_agg(` + memberFields("m.memberships") + ` ORDER BY m.position) AS members
-	FROM (SELECT *, count(*) OVER (PARTITION BY person_id) AS memberships FROM members) m
-	JOIN persons p ON p.id = m.person_id
-	LEFT JOIN (SELECT * FROM persons WHERE id IN (SELECT agent_person_id FROM members WHERE agent_person_id IS NOT NULL)) a
-		ON a.id = m.agent_person_id
+	FROM ` + membersJoin("(SELECT *, count(*) OVER (PARTITION BY person_id) AS memberships FROM members)",
+	"(SELECT * FROM persons WHERE id IN (SELECT agent_person_id FROM members WHERE agent_person_id IS NOT NULL))") + `
 	GROUP BY m.root) f ON f.root = c.root`
 
 // companyMembersSQL is a company's (c) members array read from the members
@@ -81,7 +80,7 @@ LEFT JOIN (SELECT m.root, array_agg(` + memberFields("m.memberships") + ` ORDER 
 // RefoldCompaniesSQL, and snapshots imported before the fold, through
 // foldLegacySnapshot's view, whose members have a (root, position) index).
 var companyMembersSQL = `(SELECT array_agg(` + memberFields("SELECT count(*) FROM members x WHERE x.person_id = m.person_id") + ` ORDER BY m.position)
-	FROM ` + membersJoin("members") + `
+	FROM ` + membersJoin("members", "persons") + `
 	WHERE m.root = c.root)`
 
 // RefoldCompaniesSQL recomputes every company's folded columns from the
