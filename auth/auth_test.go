@@ -567,6 +567,12 @@ func TestAdministration(t *testing.T) {
 	if _, err := CreateAccount(ctx, e.db, "x", "nope", nil, now); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown plan: %v", err)
 	}
+	if _, err := CreateAccount(ctx, e.db, "acme", "", nil, now); !errors.Is(err, ErrExists) {
+		t.Fatalf("a second acme: %v", err)
+	}
+	if _, err := CreateAccount(ctx, e.db, "2024", "", nil, now); err == nil {
+		t.Fatal("an account named by digits alone, which FindAccount would read as an id, was created")
+	}
 	if _, _, err := e.svc.Debit(ctx, a.ID, 30); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,9 @@ import (
 // ErrNotFound means no such plan, account or key.
 var ErrNotFound = errors.New("not found")
 
+// ErrExists means an account of that name exists already.
+var ErrExists = errors.New("already exists")
+
 // Plan is a daily credit allowance and a per-minute request rate.
 type Plan struct {
 	Name              string `db:"name"`
@@ -108,6 +111,10 @@ func CreateAccount(ctx context.Context, q sqlx.ExtContext, name, plan string, pe
 	if strings.TrimSpace(name) == "" {
 		return Account{}, fmt.Errorf("account needs a name")
 	}
+	if _, err := strconv.ParseInt(name, 10, 64); err == nil {
+		// FindAccount would take it for an id.
+		return Account{}, fmt.Errorf("account name %q: a name of digits alone reads as an account id; add a letter", name)
+	}
 	if plan == "" {
 		plan = "free"
 	}
@@ -122,6 +129,9 @@ func CreateAccount(ctx context.Context, q sqlx.ExtContext, name, plan string, pe
 		utcDay(now), name, plan, nullableArray(perms))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("plan %q: %w", plan, ErrNotFound)
+	}
+	if pqErr := (*pq.Error)(nil); errors.As(err, &pqErr) && pqErr.Code == "23505" {
+		return a, fmt.Errorf("account %q: %w", name, ErrExists)
 	}
 	return a, err
 }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
+)
+
+// ran is what one run of the command printed, and how it exited.
+type ran struct {
+	stdout, stderr string
+	code           int
+}
+
+// cnpjgraph runs the command (this test binary as cnpjgraph, TestMain) with
+// env added to the test's, and returns what it printed. Arguments must not
+// hold spaces (CNPJGRAPH_ARGS is split on them).
+func cnpjgraph(t *testing.T, env []string, args ...string) ran {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS="+strings.Join(args, " ")), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := ran{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("cnpjgraph %s: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// TestOperatorCommands runs an operator's month as the README tells it,
+// through the command itself on a new database: migrate, import the real
+// sample, status, a second month's import swapped in, a failed import that
+// leaves the live snapshot alone, plans, an account and its keys; then
+// serve answers the account's key and refuses the revoked one. Each
+// mistake an operator may make is refused with a sentence and exit status 1.
+func TestOperatorCommands(t *testing.T) {
+	env := []string{"DATABASE_URL=" + dbtest.NewURL(t)}
+	run := func(args ...string) ran {
+		t.Helper()
+		r := cnpjgraph(t, env, args...)
+		if r.code != 0 {
+			t.Fatalf("cnpjgraph %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+		return r
+	}
+	refused := func(want string, args ...string) {
+		t.Helper()
+		r := cnpjgraph(t, env, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("cnpjgraph %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(args, " "), r.code, r.stderr, want)
+		}
+	}
+	contains := func(r ran, what string, wants ...string) {
+		t.Helper()
+		for _, w := range wants {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%s: output lacks %q:\n%s", what, w, r.stdout)
+			}
+		}
+	}
+
+	// The snapshots.
+	for range 2 { // migrate is idempotent
+		contains(run("migrate"), "migrate", "migrations applied")
+	}
+	contains(run("status"), "status before any import", "live snapshot: none")
+	data := filepath.Join(dbtest.SharedDir(t), "data")
+	importArgs := []string{"import", "--municipalities", filepath.Join(data, "municipios", "TABMUN.CSV"),
+		"--countries", filepath.Join(data, "paises", "paises-m49.csv"), filepath.Join(data, "rfb-sample")}
+	for id, month := range []string{"", "2026-02"} {
+		args := importArgs
+		if month != "" {
+			args = append(append([]string{}, importArgs[:1]...), append([]string{"--month", month}, importArgs[1:]...)...)
+		}
+		r := run(args...)
+		if want := "snapshot #" + string(rune('1'+id)) + " is live"; !strings.Contains(r.stdout+r.stderr, want) {
+			t.Fatalf("import %d: no %q in\n%s%s", id+1, want, r.stdout, r.stderr)
+		}
+	}
+	refused("no such file or directory", "import", filepath.Join(t.TempDir(), "missing"))
+	var status struct {
+		Live struct {
+			ID        int64            `json:"id"`
+			DumpMonth string           `json:"dumpMonth"`
+			RowCounts map[string]int64 `json:"rowCounts"`
+		} `json:"live"`
+		Recent []struct {
+			ID    int64  `json:"id"`
+			State string `json:"state"`
+		} `json:"recent"`
+	}
+	if err := json.Unmarshal([]byte(run("status", "-json").stdout), &status); err != nil {
+		t.Fatal(err)
+	}
+	// The sample: SERPRO with its one branch, and Open Knowledge Brasil
+	// without an office.
+	if status.Live.ID != 2 || status.Live.DumpMonth != "2026-02" || status.Live.RowCounts["offices"] != 1 ||
+		status.Live.RowCounts["companies"] != 2 {
+		t.Errorf("status after the second import and a failed one: live %+v", status.Live)
+	}
+	states := map[int64]string{}
+	for _, s := range status.Recent {
+		states[s.ID] = s.State
+	}
+	if states[2] != "live" || states[1] == "live" || states[1] == "" || states[3] == "live" {
+		t.Errorf("status: recent imports %v, want #2 live, #1 replaced and #3 failed", states)
+	}
+
+	// Plans.
+	contains(run("plan", "list"), "plan list", "free", "dev")
+	contains(run("plan", "set", "partner", "--credits", "5000", "--rate", "120"), "plan set",
+		"plan partner: 5000 credits/day, 120 requests/minute")
+	refused("give NAME, --credits and --rate", "plan", "set", "partner", "--credits", "10")
+
+	// An account, its credits and keys.
+	r := run("account", "create", "acme", "--plan", "partner")
+	contains(r, "account create", `"acme" created on plan partner with 5000 credits`)
+	key := regexp.MustCompile(`cg_[A-Za-z0-9_-]+`).FindString(r.stdout)
+	if key == "" {
+		t.Fatalf("account create printed no key:\n%s", r.stdout)
+	}
+	refused(`account "acme": already exists`, "account", "create", "acme")
+	refused("reads as an account id", "account", "create", "2024")
+	refused("give --credits, --plan or --permissions", "account", "grant", "acme")
+	refused("read:nothing", "account", "create", "other", "--permissions", "read:nothing")
+	contains(run("account", "grant", "acme", "--credits", "250"), "account grant", "plan partner, 5250 credits today")
+	r = run("key", "add", "acme", "--name", "batch", "--permissions", "read:office")
+	contains(r, "key add", `"batch" (permissions: read:office)`)
+	second := regexp.MustCompile(`cg_[A-Za-z0-9_-]+`).FindString(r.stdout)
+	keyID := regexp.MustCompile(`key (\d+) "batch"`).FindStringSubmatch(r.stdout)
+	if second == "" || keyID == nil {
+		t.Fatalf("key add printed no key:\n%s", r.stdout)
+	}
+	contains(run("key", "list", "acme"), "key list", "default", "batch")
+	refused("is not a key id", "key", "revoke", "batch")
+	contains(run("key", "revoke", keyID[1]), "key revoke", "key "+keyID[1]+" revoked")
+	contains(run("account", "suspend", "acme", "--reason=unpaid"), "account suspend", "suspended: unpaid")
+	contains(run("account", "show", "acme"), "account show", "partner (5000 credits/day, 120 requests/minute)",
+		"suspended (unpaid)", "5250")
+	contains(run("account", "resume", "acme"), "account resume", "active")
+	contains(run("account", "list"), "account list", "acme", "partner", "active")
+	contains(run("account", "usage", "acme"), "account usage", "total")
+
+	// The service, over what those commands wrote.
+	addr := freePort(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve"),
+		append(env, "ADDR="+addr, "AUTH_KEY_CACHE_TTL=0")...)
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	get := func(path, key string) (int, string) {
+		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+		req.Header.Set("Authorization", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if status, _ := get("/healthz", ""); status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve does not answer:\n%s", stderr.String())
+		}
+	}
+	if status, body := get("/office/"+dbtest.SerproBranch, key); status != 200 || !strings.Contains(body, "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS") {
+		t.Errorf("the account's key: %d %s", status, body)
+	}
+	if status, body := get("/office/"+dbtest.SerproBranch, second); status != 401 {
+		t.Errorf("the revoked key: %d %s, want 401", status, body)
+	}
+	// The ledger writes its rows every half second, off the request.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		r := run("account", "usage", "acme")
+		if strings.Contains(r.stdout, "/office/{taxId}") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("account usage after a lookup:\n%s", r.stdout)
+		}
+	}
+}
