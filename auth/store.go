@@ -239,7 +239,7 @@ func Keys(ctx context.Context, q sqlx.ExtContext, accountID int64) ([]Key, error
 
 // RevokeKey revokes a key for good.
 func RevokeKey(ctx context.Context, q sqlx.ExtContext, keyID int64, now time.Time) error {
-	return execOne(ctx, q, "key", `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, now)
+	return execOne(ctx, q, fmt.Sprintf("key %d", keyID), `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, now)
 }
 
 // AccountUsage sums the ledger per UTC day and route since the given time.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strconv"
@@ -267,6 +268,9 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *days < 1 {
+			return fmt.Errorf("usage: --days %d: give 1 (today) or more", *days)
+		}
 		since := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 1-*days)
 		rows, err := auth.AccountUsage(ctx, d, a.ID, since)
 		if err != nil {
@@ -298,7 +302,9 @@ func runAccount(ctx context.Context, args []string) error {
 		if sub == "sign" && conf.Auth.SigningKey == "" {
 			return errors.New("SIGNING_KEY is not set: a signed URL would not verify on the server")
 		}
-		cfg := authConfig(conf.Auth, d, nil)
+		// Its warnings are about serving (a missing SIGNING_KEY, Redis),
+		// not about the token or link printed here.
+		cfg := authConfig(conf.Auth, d, slog.New(slog.DiscardHandler))
 		cfg.RedisURL = ""
 		svc, err := auth.New(ctx, cfg)
 		if err != nil {

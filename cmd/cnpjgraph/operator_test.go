@@ -151,6 +151,8 @@ func TestOperatorCommands(t *testing.T) {
 	}
 	contains(run("key", "list", "acme"), "key list", "default", "batch")
 	refused("is not a key id", "key", "revoke", "batch")
+	refused("key 999999: not found", "key", "revoke", "999999")
+	refused("give 1 (today) or more", "account", "usage", "acme", "--days", "0")
 	contains(run("key", "revoke", keyID[1]), "key revoke", "key "+keyID[1]+" revoked")
 	contains(run("account", "suspend", "acme", "--reason=unpaid"), "account suspend", "suspended: unpaid")
 	contains(run("account", "show", "acme"), "account show", "partner (5000 credits/day, 120 requests/minute)",
