@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -151,6 +152,13 @@ func router(svc *Service) http.Handler {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"code":503,"message":"rfb data fetching is offline"}`))
+	}))
+	r.Get("/simples", lookup(ReadSimples, prices.Online, func(w http.ResponseWriter, r *http.Request) {
+		// Online, the upstream fails, and the answer comes from the cache
+		// (CACHE_IF_ERROR): the service gives the online price back, and
+		// the answer is a success.
+		m.Refund(r.Context(), prices.Online)
+		ok(w, r)
 	}))
 	r.Post("/graphql", func(w http.ResponseWriter, r *http.Request) {
 		// A query of n office lookups costing cost credits each.
@@ -386,6 +394,30 @@ func TestRefundOnError(t *testing.T) {
 		return
 	}()); got != want {
 		t.Fatalf("ledger %s, want %s", got, want)
+	}
+}
+
+// TestRefundOnSuccess: credits the service gives back during a request
+// that then succeeds (an online fetch that failed, answered from the cache)
+// return to the balance, and the ledger prices the answer at what it kept.
+func TestRefundOnSuccess(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, key := e.account(10, 1000, nil)
+	expect(t, e.get("/simples?taxId=33683111000280", key), 200, "")
+	expect(t, e.get("/rfb/certificate?taxId=33683111000280", key), 200, "")
+	if b := e.balance(a.ID); b != 9 {
+		t.Fatalf("balance %d after a refunded success and a certificate, want 9", b)
+	}
+	if err := e.svc.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var costs []string
+	if err := e.db.Select(&costs, `SELECT route || ' ' || cost || ' ' || status FROM usage WHERE account_id = $1 ORDER BY at`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/simples 0 200", "/rfb/certificate 1 200"}; !slices.Equal(costs, want) {
+		t.Fatalf("ledger %q, want %q", costs, want)
 	}
 }
 

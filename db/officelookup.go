@@ -99,7 +99,11 @@ func (s *Store) SearchRecords(ctx context.Context, taxIDs []string) (map[string]
 
 // OfficeLookup is what the office lookup reads for one tax id.
 type OfficeLookup struct {
-	Office  *model.Office // nil when the snapshot lacks the tax id
+	Office *model.Office // nil when the snapshot lacks the tax id
+	// Company is the office's company as a read by root makes it (its
+	// Simples whatever OfficeLookupOptions.Simples says), for the
+	// request's later reads of it.
+	Company *model.Company
 	Members []model.Member
 	Overlay map[string]OverlayRecord // by portal; nil unless asked for
 	// Sole are the members' persons who are members of no other company
@@ -158,7 +162,8 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLooku
 			if err != nil {
 				return OfficeLookup{}, err
 			}
-			company := *o.Company // as a membership page reads it
+			company := *o.Company // as a membership page and a read by root make it
+			out.Company = &company
 			if !simples {
 				o.Company.Simples, o.Company.Simei = nil, nil
 			}

@@ -156,6 +156,42 @@ func TestNoMembersOneStatement(t *testing.T) {
 	}
 }
 
+// TestMemberCompany: a member's company is the company that lists it, as
+// the company lookup shows it (its Simples too, though the office was read
+// without them), and comes with the office lookup's one statement.
+func TestMemberCompany(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	s := serverOver(t, d, serverOptions{})
+	const fields = `updated id name equity nature { id text } size { id acronym } simples { optant since } simei { optant since }`
+	q := `query($t: String!) { office(taxId: $t) { company { name simples { optant } members { company { ` + fields + ` } } } } }`
+	s.post(t, q, map[string]any{"t": dbtest.SerproBranch}).ok(t) // code tables and prepared statements
+	before := s.roundTrips.Load()
+	r := s.post(t, q, map[string]any{"t": dbtest.SerproBranch})
+	r.ok(t)
+	if n := s.roundTrips.Load() - before; n != 1 {
+		t.Errorf("%d SQL round trips, want 1 (the office lookup)", n)
+	}
+	if simples := at(t, r.Data, "office", "company", "simples"); simples != nil {
+		t.Errorf("the office's company without simples: true: simples %v, want null", simples)
+	}
+	lookup := s.post(t, `{ company(id: "`+dbtest.SerproRoot+`") { `+fields+` } }`, nil)
+	lookup.ok(t)
+	want, _ := json.Marshal(at(t, lookup.Data, "company"))
+	if !strings.Contains(string(want), `"simples":{`) {
+		t.Fatalf("the fixture's company has no Simples record to compare: %s", want)
+	}
+	members := at(t, r.Data, "office", "company", "members").([]any)
+	if len(members) != len(dbtest.SerproMembers) {
+		t.Fatalf("%d members", len(members))
+	}
+	for i := range members {
+		if got, _ := json.Marshal(at(t, members[i], "company")); string(got) != string(want) {
+			t.Errorf("member %d's company:\n%s\nthe company lookup:\n%s", i, got, want)
+		}
+	}
+}
+
 // TestSoleMembershipsFromTheLookup: a member whose person is a member of
 // no other company pages its memberships from the office lookup's own row
 // (most persons): the nested query for SERPRO's office is one statement,

@@ -171,6 +171,10 @@ func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQ
 		if len(found.Sole) > 0 {
 			loaders.NoteSole(ctx, found.Sole)
 		}
+		if found.Company != nil && s.batches(ctx) {
+			// Its members' company (Member.company) is this one.
+			s.loaders(ctx).Companies.Prime(ctx, found.Company.Root, *found.Company)
+		}
 		lk.office = func() (model.Office, error) {
 			if found.Office == nil {
 				return model.Office{}, &db.NotFoundError{What: "office", Key: string(taxID)}
