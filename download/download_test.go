@@ -478,3 +478,45 @@ func TestShareGone(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestTableFallsBackToOlderMonth: when a mapping table's server fails, the
+// month takes the copy of the newest older month folder, with a warning;
+// without one, the download fails naming the table.
+func TestTableFallsBackToOlderMonth(t *testing.T) {
+	s := newTestShare(t, "2026-09", "2026-10")
+	dir := t.TempDir()
+	o := s.options(dir, nil)
+	o.Month = "2026-09"
+	if _, err := Download(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	older, err := os.ReadFile(filepath.Join(dir, "2026-09", "TABMUN.CSV"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var log syncbuf.Buffer
+	o = s.options(dir, &log)
+	o.Month = "2026-10"
+	o.Config.TABMUNURL = s.srv.URL + "/tables/gone/TABMUN.CSV" // 404
+	res, err := Download(context.Background(), o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	got, err := os.ReadFile(filepath.Join(res.Dir, "TABMUN.CSV"))
+	if err != nil || !bytes.Equal(got, older) {
+		t.Errorf("2026-10's TABMUN.CSV: %d bytes, %v; want 2026-09's %d bytes", len(got), err, len(older))
+	}
+	if want := "using the copy of " + filepath.Join(dir, "2026-09", "TABMUN.CSV"); !strings.Contains(log.String(), want) {
+		t.Errorf("no warning %q in:\n%s", want, log.String())
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, "TABMUN.CSV.part")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a .part file was left: %v", err)
+	}
+
+	o = s.options(t.TempDir(), nil) // no older month
+	o.Config.TABMUNURL = s.srv.URL + "/tables/gone/TABMUN.CSV"
+	if _, err := Download(context.Background(), o); err == nil || !strings.Contains(err.Error(), "TABMUN.CSV from "+o.Config.TABMUNURL) {
+		t.Errorf("without an older copy: %v", err)
+	}
+}
