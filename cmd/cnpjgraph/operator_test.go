@@ -197,6 +197,18 @@ func TestOperatorCommands(t *testing.T) {
 	if status, body := get("/office/"+dbtest.SerproBranch, second); status != 401 {
 		t.Errorf("the revoked key: %d %s, want 401", status, body)
 	}
+	// The metrics count the lookups and their one SQL statement each.
+	_, metrics := get("/metrics", "")
+	for _, want := range []string{
+		`cnpjgraph_http_requests_total{method="GET",route="/office/{taxId}",status="200"} 1`,
+		`cnpjgraph_http_requests_total{method="GET",route="/office/{taxId}",status="401"} 1`,
+		"cnpjgraph_sql_round_trips_total 1\n",
+		`go_sql_max_open_connections{db_name="cnpjgraph"} `,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
+		}
+	}
 	// The ledger writes its rows every half second, off the request.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		r := run("account", "usage", "acme")
