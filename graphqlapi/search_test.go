@@ -63,6 +63,7 @@ func TestSearch(t *testing.T) {
 	})
 	t.Run("PersonFilters", func(t *testing.T) { testPersonFilters(t, s, w) })
 	t.Run("SameThroughGraphQL", func(t *testing.T) { testSameThroughGraphQL(t, s, w) })
+	t.Run("EdgeCursors", func(t *testing.T) { testEdgeCursors(t, s) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, s, w) })
 	t.Run("RecordsAreLookups", func(t *testing.T) { testRecordsAreLookups(t, s) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, s) })
@@ -741,6 +742,53 @@ func testSameThroughGraphQL(t *testing.T, s *server, w world) {
 		}
 		if !slices.Equal(gql2, rst2) || len(rst2) == 0 {
 			t.Errorf("%s: second page GraphQL %v, REST %v", c.query, gql2, rst2)
+		}
+	}
+}
+
+// testEdgeCursors: each edge of a page has a cursor of its own, and the
+// page after any of them starts with the match after its node, as REST's
+// order has them; the count stays the search's.
+func testEdgeCursors(t *testing.T, s *server) {
+	for _, c := range []struct{ field, filter, key, rest string }{
+		{"searchOffices", `{address: {state: {in: ["SP"]}}}`, "taxId", "/office?address.state.in=SP&limit=30"},
+		{"searchPersons", `{type: {in: ["NATURAL"]}}`, "id", "/person?type.in=NATURAL&limit=30"},
+	} {
+		rest := s.searchPage(t, c.rest)
+		var want []string
+		for _, rec := range rest.records {
+			want = append(want, rec[c.key].(string))
+		}
+		if len(want) < 10 {
+			t.Fatalf("%s: %d matches, want a search of 10 or more", c.rest, len(want))
+		}
+		page := func(after any) (keys, cursors []string, total int) {
+			t.Helper()
+			r := s.post(t, `query($after: String) { `+c.field+`(filter: `+c.filter+`, first: 4, after: $after) {
+				totalCount edges { cursor node { `+c.key+` } } } }`, map[string]any{"after": after})
+			r.ok(t)
+			conn := r.Data[c.field].(map[string]any)
+			for _, e := range conn["edges"].([]any) {
+				e := e.(map[string]any)
+				keys = append(keys, e["node"].(map[string]any)[c.key].(string))
+				cursors = append(cursors, e["cursor"].(string))
+			}
+			return keys, cursors, num(conn["totalCount"])
+		}
+		keys, cursors, total := page(nil)
+		if !slices.Equal(keys, want[:4]) || total != rest.count {
+			t.Fatalf("%s: first page %v (count %d), REST %v (count %d)", c.field, keys, total, want[:4], rest.count)
+		}
+		seen := map[string]bool{}
+		for i, cursor := range cursors {
+			if len(cursor) != 32 || seen[cursor] {
+				t.Errorf("%s: edge %d's cursor %q: want 32 characters, one per edge", c.field, i, cursor)
+			}
+			seen[cursor] = true
+			after, _, total := page(cursor)
+			if !slices.Equal(after, want[i+1:i+5]) || total != rest.count {
+				t.Errorf("%s: after edge %d: %v (count %d), want %v (count %d)", c.field, i, after, total, want[i+1:i+5], rest.count)
+			}
 		}
 	}
 }
