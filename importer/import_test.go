@@ -818,3 +818,25 @@ func TestSignatures(t *testing.T) {
 		}
 	}
 }
+
+// TestSideActivitiesAsWritten: a side-activity list is kept item by item
+// whatever its items hold (the dump's own text, spaces and empty items
+// aside): an item that PostgreSQL's array syntax would read otherwise
+// (null, braces, a backslash) is quoted, not taken for NULL or nesting.
+func TestSideActivitiesAsWritten(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := badDump(t, "Estabelecimentos0.zip", func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"6201501,6202300,6203100,6209100,6311900"`),
+			[]byte(`" 6201501 ,62.02-3/00,null,NULL,c\d,{x},,6311900"`), 1)
+	})
+	mustImport(t, d, opts(t, dir))
+	var got pq.StringArray
+	if err := d.Get(&got, `SELECT side_activities FROM cnpj.offices WHERE tax_id = $1`, dbtest.SerproBranch); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"6201501", "62.02-3/00", "null", "NULL", `c\d`, "{x}", "6311900"}
+	if !slices.Equal(got, want) {
+		t.Errorf("side activities %q, want %q", got, want)
+	}
+}
