@@ -192,6 +192,32 @@ func TestMemberCompany(t *testing.T) {
 	}
 }
 
+// TestOfficePageCompany: an office of a company's page has that company,
+// read once for the request.
+func TestOfficePageCompany(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	s := serverOver(t, d, serverOptions{})
+	q := `{ company(id: "` + dbtest.BigRoot + `") { id name offices(first: 3) { nodes { taxId company { id name } } } } }`
+	s.post(t, q, nil).ok(t) // code tables and prepared statements
+	before := s.roundTrips.Load()
+	r := s.post(t, q, nil)
+	r.ok(t)
+	n := s.roundTrips.Load() - before
+	nodes := at(t, r.Data, "company", "offices", "nodes").([]any)
+	if len(nodes) != 3 {
+		t.Fatalf("%d offices", len(nodes))
+	}
+	for i := range nodes {
+		if at(t, nodes[i], "company", "id") != dbtest.BigRoot || at(t, nodes[i], "company", "name") != at(t, r.Data, "company", "name") {
+			t.Errorf("office %d's company: %v", i, at(t, nodes[i], "company"))
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d SQL round trips, want 2 (the company, its page)", n)
+	}
+}
+
 // TestSoleMembershipsFromTheLookup: a member whose person is a member of
 // no other company pages its memberships from the office lookup's own row
 // (most persons): the nested query for SERPRO's office is one statement,
