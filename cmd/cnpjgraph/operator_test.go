@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
@@ -46,13 +49,27 @@ func cnpjgraph(t *testing.T, env []string, args ...string) ran {
 }
 
 // TestOperatorCommands runs an operator's month as the README tells it,
-// through the command itself on a new database: migrate, import the real
+// through the command itself on a database migrate creates: migrate, import the real
 // sample, status, a second month's import swapped in, a failed import that
 // leaves the live snapshot alone, plans, an account and its keys; then
 // serve answers the account's key and refuses the revoked one. Each
 // mistake an operator may make is refused with a sentence and exit status 1.
 func TestOperatorCommands(t *testing.T) {
-	env := []string{"DATABASE_URL=" + dbtest.NewURL(t)}
+	// A database that does not exist yet: migrate creates it, as on a new
+	// machine.
+	u, err := url.Parse(dbtest.NewURL(t)) // dropped when the test ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path += "_new"
+	t.Cleanup(func() {
+		admin, err := sqlx.Open("postgres", dbtest.AdminURL())
+		if err == nil {
+			_, _ = admin.Exec("DROP DATABASE IF EXISTS " + strings.TrimPrefix(u.Path, "/") + " WITH (FORCE)")
+			_ = admin.Close()
+		}
+	})
+	env := []string{"DATABASE_URL=" + u.String()}
 	run := func(args ...string) ran {
 		t.Helper()
 		r := cnpjgraph(t, env, args...)
