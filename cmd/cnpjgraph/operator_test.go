@@ -49,11 +49,12 @@ func cnpjgraph(t *testing.T, env []string, args ...string) ran {
 }
 
 // TestOperatorCommands runs an operator's month as the README tells it,
-// through the command itself on a database migrate creates: migrate, import the real
-// sample, status, a second month's import swapped in, a failed import that
-// leaves the live snapshot alone, plans, an account and its keys; then
-// serve answers the account's key and refuses the revoked one. Each
-// mistake an operator may make is refused with a sentence and exit status 1.
+// through the command itself on a database migrate creates: migrate, import
+// the real sample, status, a second month's import swapped in, a failed
+// import that leaves the live snapshot alone, plans, an account and its
+// keys; then serve answers the account's key and refuses the revoked one.
+// Each mistake an operator may make is refused with a sentence and exit
+// status 1.
 func TestOperatorCommands(t *testing.T) {
 	// A database that does not exist yet: migrate creates it, as on a new
 	// machine.
