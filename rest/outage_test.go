@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +92,48 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Errorf("blocked statement: answered after %v", took)
 	}
 	if r, _ := timed(); r.status != 200 {
+		t.Errorf("after the lock: %d %s", r.status, r.body)
+	}
+}
+
+// TestSearchTimeout: a search blocked by a lock (an import's swap takes
+// one briefly; a long report may hold one) ends at the request's deadline
+// as a 504 with the lookups' sentence, no SQL or driver text, and the next
+// search after the lock is answered.
+func TestSearchTimeout(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	const timeout = 300 * time.Millisecond
+	s := serverOver(t, d, timeout)
+	target := "/office?address.state.in=DF&limit=2"
+	if r := s.get(t, target); r.status != 200 {
+		t.Fatalf("before the lock: %d %s", r.status, r.body)
+	}
+	tx, err := d.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`LOCK TABLE cnpj.offices, cnpj.persons IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{target, "/office?names.in=serpro", "/person?name.in=silva"} {
+		start := time.Now()
+		r := s.get(t, target)
+		took := time.Since(start)
+		if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
+			t.Errorf("%s, blocked: %d %s", target, r.status, r.body)
+		}
+		for _, leak := range []string{"SELECT", "pq:", "cancel", "offices", "persons"} {
+			if strings.Contains(string(r.body), leak) {
+				t.Errorf("%s, blocked: the answer shows %q: %s", target, leak, r.body)
+			}
+		}
+		if took > timeout+time.Second {
+			t.Errorf("%s, blocked: answered after %v", target, took)
+		}
+	}
+	_ = tx.Rollback()
+	if r := s.get(t, target); r.status != 200 {
 		t.Errorf("after the lock: %d %s", r.status, r.body)
 	}
 }
