@@ -282,6 +282,7 @@ func (c Config) validate() error {
 		{"COST_ONLINE", c.Prices.Online, 0}, {"COST_CERTIFICATE", c.Prices.Certificate, 0},
 		{"COST_MAP", c.Prices.Map, 0}, {"COST_STREET", c.Prices.Street, 0}, {"COST_SEARCH", c.Prices.Search, 0},
 		{"SEARCH_COUNT_LIMIT", c.Search.CountLimit, 1}, {"SEARCH_COLLECT_BELOW", c.Search.CollectBelow, 0},
+		{"SEARCH_CONCURRENCY", c.Search.Concurrency, 0},
 		{"UPSTREAM_RETRIES", c.Upstream.Retries, 0}, {"UPSTREAM_BREAKER_FAILURES", c.Upstream.BreakerFailures, 0},
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},

@@ -2,12 +2,16 @@ package rest_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/rest"
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // TestDatabaseOutage serves from a private PostgreSQL, stops it, starts it
@@ -135,5 +139,83 @@ func TestSearchTimeout(t *testing.T) {
 	_ = tx.Rollback()
 	if r := s.get(t, target); r.status != 200 {
 		t.Errorf("after the lock: %d %s", r.status, r.body)
+	}
+}
+
+// TestSearchesTakeTurns: with SearchSettings.Concurrency searches running,
+// the next waits for a place, in order of arrival, even when the tables it
+// reads are free; one whose deadline passes while it waits ends as a 504
+// without having sent a statement.
+func TestSearchesTakeTurns(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	var statements atomic.Int64
+	// routers returns routers with these request timeouts over one service
+	// of concurrency searches at once.
+	routers := func(concurrency int, timeouts ...time.Duration) []*server {
+		store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { statements.Add(1) }})
+		settings := service.DefaultSearchSettings
+		settings.Concurrency = concurrency
+		svc := service.New(store, service.Options{Now: func() time.Time { return now }, Search: &settings})
+		var out []*server
+		for _, timeout := range timeouts {
+			out = append(out, &server{h: rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout})})
+		}
+		return out
+	}
+	const offices, persons = "/office?address.state.in=DF&limit=2", "/person?type.in=NATURAL&limit=2"
+	lock := func() func() {
+		tx, err := d.Beginx()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`LOCK TABLE cnpj.offices IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		return func() { _ = tx.Rollback() }
+	}
+	// order runs an office search blocked by a lock, then a person search
+	// (its table free), releases the lock, and returns the paths in the
+	// order their answers came.
+	order := func(s *server) []string {
+		unlock := lock()
+		done := make(chan string, 2)
+		for _, target := range []string{offices, persons} {
+			go func() {
+				if r := s.get(t, target); r.status != 200 {
+					t.Errorf("%s: %d %s", target, r.status, r.body)
+				}
+				done <- target
+			}()
+			time.Sleep(100 * time.Millisecond) // the office search first: it holds the place
+		}
+		unlock()
+		return []string{<-done, <-done}
+	}
+	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{offices, persons}) {
+		t.Errorf("one place: answers in the order %v, want the person search after the office search it waited for", got)
+	}
+	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{persons, offices}) {
+		t.Errorf("two places: answers in the order %v, want the person search first (it did not wait)", got)
+	}
+
+	// A search holding the one place longer than another may wait.
+	rs := routers(1, 5*time.Second, 300*time.Millisecond)
+	holder, waiter := rs[0], rs[1]
+	unlock := lock()
+	held := make(chan response)
+	go func() { held <- holder.get(t, offices) }()
+	time.Sleep(100 * time.Millisecond)
+	before := statements.Load()
+	r := waiter.get(t, persons)
+	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
+		t.Errorf("waiting past its deadline: %d %s", r.status, r.body)
+	}
+	if n := statements.Load() - before; n != 0 {
+		t.Errorf("the search that never got a place sent %d statements", n)
+	}
+	unlock()
+	if r := <-held; r.status != 200 {
+		t.Errorf("the search that held the place: %d %s", r.status, r.body)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,19 @@ type SearchSettings struct {
 	CollectBelow int `env:"SEARCH_COLLECT_BELOW" envDefault:"1000"`
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration `env:"SEARCH_TOKEN_TTL" envDefault:"1h"`
+	// Concurrency is how many searches run at once; more wait their turn,
+	// first come first served, within their request's deadline. 0: twice
+	// the cores Go may use (DefaultSearchConcurrency).
+	Concurrency int `env:"SEARCH_CONCURRENCY"`
 }
+
+// DefaultSearchConcurrency is twice the cores Go may use. Eight searches
+// at once on 2 cores shared with PostgreSQL took turns on them, each
+// slowed by all the others: interleaved with four at a time, the same
+// throughput, and a p99 at 8 connections of 71 ms against 32 for a
+// partner's name, 50 against 35 for a name word, 52 against 33 for a
+// founding range and size (docs/benchmarks.md, "Searches four at a time").
+func DefaultSearchConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // DefaultSearchSettings are the defaults of SearchSettings.
 var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, CollectBelow: 1000, TokenTTL: time.Hour}
@@ -305,6 +318,11 @@ func ParseSearch(person bool, r SearchRequest) error {
 // lookup's shape (company with members, no Simples), in tax id order.
 func (s *Service) SearchOffices(ctx context.Context, r SearchRequest) (SearchPage[model.Office], error) {
 	return metered(ctx, s, KindSearchOffice, func(*bill) (SearchPage[model.Office], error) {
+		done, err := s.searchTurn(ctx)
+		if err != nil {
+			return SearchPage[model.Office]{}, err
+		}
+		defer done()
 		page, keys, err := s.search(ctx, officeSearch, r, s.store.SearchOffices)
 		if err != nil {
 			return SearchPage[model.Office]{}, err
@@ -318,6 +336,11 @@ func (s *Service) SearchOffices(ctx context.Context, r SearchRequest) (SearchPag
 // lookup's shape (with their memberships), in person id order.
 func (s *Service) SearchPersons(ctx context.Context, r SearchRequest) (SearchPage[model.Person], error) {
 	return metered(ctx, s, KindSearchPerson, func(*bill) (SearchPage[model.Person], error) {
+		done, err := s.searchTurn(ctx)
+		if err != nil {
+			return SearchPage[model.Person]{}, err
+		}
+		defer done()
 		page, keys, err := s.search(ctx, personSearch, r, s.store.SearchPersons)
 		if err != nil {
 			return SearchPage[model.Person]{}, err
@@ -325,6 +348,18 @@ func (s *Service) SearchPersons(ctx context.Context, r SearchRequest) (SearchPag
 		persons, err := s.searchPersons(ctx, keys)
 		return withRecords(page, persons), err
 	})
+}
+
+// searchTurn waits for one of the searches' places (SearchSettings.
+// Concurrency), in order of arrival, and returns its release; a request
+// whose deadline passes first fails as a timeout, and is refunded.
+func (s *Service) searchTurn(ctx context.Context) (release func(), err error) {
+	select {
+	case s.searchPlaces <- struct{}{}:
+		return func() { <-s.searchPlaces }, nil
+	case <-ctx.Done():
+		return nil, fault.E(fault.DeadlineExceeded, fault.MsgTimeout, context.Cause(ctx))
+	}
 }
 
 func withRecords[T any](p SearchPage[struct{}], records []T) SearchPage[T] {

@@ -44,7 +44,8 @@ type Service struct {
 	noSnapshotUntil atomic.Int64 // unix nanoseconds until which "nothing imported" holds
 
 	searchSettings SearchSettings
-	tokensDropped  atomic.Int64 // unix nanoseconds of the last sweep of expired page tokens
+	searchPlaces   chan struct{} // a search holds one while it runs (searchTurn)
+	tokensDropped  atomic.Int64  // unix nanoseconds of the last sweep of expired page tokens
 }
 
 // Options configures a Service.
@@ -86,6 +87,10 @@ func New(store *db.Store, opts Options) *Service {
 	if opts.Search != nil {
 		s.searchSettings = *opts.Search
 	}
+	if s.searchSettings.Concurrency <= 0 {
+		s.searchSettings.Concurrency = DefaultSearchConcurrency()
+	}
+	s.searchPlaces = make(chan struct{}, s.searchSettings.Concurrency)
 	if s.meter == nil {
 		s.meter = Free{}
 	}
