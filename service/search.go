@@ -56,8 +56,8 @@ type SearchSettings struct {
 // DefaultSearchConcurrency is twice the cores Go may use. Eight searches
 // at once on 2 cores shared with PostgreSQL took turns on them, each
 // slowed by all the others: interleaved with four at a time, the same
-// throughput, and a p99 at 8 connections of 71 ms against 32 for a
-// partner's name, 50 against 35 for a name word, 52 against 33 for a
+// throughput, and a p99 at 8 connections of 71 ms against 33 for a
+// partner's name, 50 against 35 for a name word, 52 against 32 for a
 // founding range and size (docs/benchmarks.md, "Searches four at a time").
 func DefaultSearchConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
 
