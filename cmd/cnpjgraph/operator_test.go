@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -27,13 +24,11 @@ type ran struct {
 	code           int
 }
 
-// cnpjgraph runs the command (this test binary as cnpjgraph, TestMain) with
-// env added to the test's, and returns what it printed. Arguments must not
-// hold spaces (CNPJGRAPH_ARGS is split on them).
+// cnpjgraph runs the command (command) to its end and returns what it
+// printed.
 func cnpjgraph(t *testing.T, env []string, args ...string) ran {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS="+strings.Join(args, " ")), env...)
+	cmd := command(env, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -181,26 +176,14 @@ func TestOperatorCommands(t *testing.T) {
 
 	// The service, over what those commands wrote.
 	addr := freePort(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve"),
-		append(env, "ADDR="+addr, "AUTH_KEY_CACHE_TTL=0")...)
+	cmd := command(append(env, "ADDR="+addr, "AUTH_KEY_CACHE_TTL=0"), "serve")
 	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	get := func(path, key string) (int, string) {
-		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
-		req.Header.Set("Authorization", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	get := func(path, key string) (int, string) { return httpGet(addr, path, key) }
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if status, _ := get("/healthz", ""); status == 200 {
 			break

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -22,6 +24,33 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// command is cnpjgraph with args (TestMain), the test's environment plus
+// env. Arguments must not hold spaces (CNPJGRAPH_ARGS is split on them).
+func command(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS="+strings.Join(args, " ")), env...)
+	return cmd
+}
+
+// httpGet GETs path from addr, with key in Authorization unless empty, and
+// returns the status (0 when nothing answered) and body.
+func httpGet(addr, path, key string) (int, string) {
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	if key != "" {
+		req.Header.Set("Authorization", key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
 // TestServeRefusesInvalidSettings starts `cnpjgraph serve` with an invalid
 // value in each setting: it exits at once, with a message naming it.
 func TestServeRefusesInvalidSettings(t *testing.T) {
@@ -32,11 +61,10 @@ func TestServeRefusesInvalidSettings(t *testing.T) {
 		}
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			// A database nobody listens on: were the setting accepted, serve
 			// would fail there instead, without naming it.
-			cmd.Env = append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve",
-				"DATABASE_URL=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", v.Name+"="+bad)
+			cmd := command([]string{"DATABASE_URL=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1",
+				v.Name + "=" + bad}, "serve")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err := cmd.Run()

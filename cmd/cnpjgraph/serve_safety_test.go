@@ -2,13 +2,9 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,14 +59,12 @@ func TestServeSafely(t *testing.T) {
 	u.User = url.UserPassword(u.User.Username(), "hunter2-db") // trust authentication ignores it
 	api, metrics, nobody := freePort(t), freePort(t), freePort(t)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CNPJGRAPH_RUN_MAIN=1", "CNPJGRAPH_ARGS=serve",
-		"DATABASE_URL="+u.String(), "DB_MAX_OPEN_CONNS=4", "DB_MAX_IDLE_CONNS=2",
-		"ADDR="+api, "METRICS_ADDR="+metrics,
-		"REDIS_URL=redis://:hunter2-redis@"+nobody+"/0",
-		"UPSTREAM_URL=http://central:hunter2-upstream@"+nobody,
+	cmd := command([]string{"DATABASE_URL=" + u.String(), "DB_MAX_OPEN_CONNS=4", "DB_MAX_IDLE_CONNS=2",
+		"ADDR=" + api, "METRICS_ADDR=" + metrics,
+		"REDIS_URL=redis://:hunter2-redis@" + nobody + "/0",
+		"UPSTREAM_URL=http://central:hunter2-upstream@" + nobody,
 		"PLAYGROUND_API_KEY=cg_playground-key-for-the-test",
-		"SIGNING_KEY=signing-key-for-the-serve-test-0123456789")
+		"SIGNING_KEY=signing-key-for-the-serve-test-0123456789"}, "serve")
 	var stderr syncbuf.Buffer // read while the command runs
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -84,15 +78,7 @@ func TestServeSafely(t *testing.T) {
 		<-exited
 	})
 
-	get := func(addr, path string) (int, string) {
-		res, err := http.Get("http://" + addr + path)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	get := func(addr, path string) (int, string) { return httpGet(addr, path, "") }
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if status, _ := get(api, "/healthz"); status == 200 {
