@@ -31,16 +31,21 @@ func (p *Prepared) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
 	if s != nil {
 		return s, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.stmts[query]; s != nil {
-		return s, nil
-	}
-	// A failed prepare (database down, schema not imported yet) is not
-	// cached: the next call tries again.
+	// Prepared outside the lock: a prepare waits for the locks of the
+	// tables it reads (an import's swap, a report's LOCK), and the other
+	// queries' prepares must not wait behind it. Two first calls may both
+	// prepare; the second statement is closed. A failed prepare (database
+	// down, schema not imported yet) is not cached: the next call tries
+	// again.
 	s, err := p.db.PreparexContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if first := p.stmts[query]; first != nil {
+		_ = s.Close()
+		return first, nil
 	}
 	p.stmts[query] = s
 	return s, nil
