@@ -59,6 +59,9 @@ type Server struct {
 	// PlaygroundAPIKey goes into the playground's Authorization header.
 	PlaygroundAPIKey string `env:"PLAYGROUND_API_KEY"`
 	AuthDisabled     bool   `env:"AUTH_DISABLED"`
+	// LookupConcurrency: lookup requests run at once (service.LookupTurn);
+	// unset: the pool's size, Database.MaxOpenConns (see Load).
+	LookupConcurrency int `env:"LOOKUP_CONCURRENCY"`
 }
 
 // Pool is the database connection pool of `serve`.
@@ -145,6 +148,12 @@ func Load(environ []string) (Config, error) {
 	c.Upstream.Portals = trimmed(c.Upstream.Portals)
 	if values["DB_MAX_OPEN_CONNS"] == "" {
 		c.Database.MaxOpenConns = DefaultMaxOpenConns()
+	}
+	if values["LOOKUP_CONCURRENCY"] == "" {
+		// A place for each connection: a lookup holds one at a time, so
+		// more at once would mostly wait for one, and the pool hands a
+		// freed one to a random waiter, not the oldest.
+		c.Server.LookupConcurrency = c.Database.MaxOpenConns
 	}
 	if c.Database.StatementTimeout == 0 {
 		// Just above the request timeout: the context cancels first, and a
@@ -282,7 +291,7 @@ func (c Config) validate() error {
 		{"COST_ONLINE", c.Prices.Online, 0}, {"COST_CERTIFICATE", c.Prices.Certificate, 0},
 		{"COST_MAP", c.Prices.Map, 0}, {"COST_STREET", c.Prices.Street, 0}, {"COST_SEARCH", c.Prices.Search, 0},
 		{"SEARCH_COUNT_LIMIT", c.Search.CountLimit, 1}, {"SEARCH_COLLECT_BELOW", c.Search.CollectBelow, 0},
-		{"SEARCH_CONCURRENCY", c.Search.Concurrency, 0},
+		{"SEARCH_CONCURRENCY", c.Search.Concurrency, 0}, {"LOOKUP_CONCURRENCY", c.Server.LookupConcurrency, 1},
 		{"UPSTREAM_RETRIES", c.Upstream.Retries, 0}, {"UPSTREAM_BREAKER_FAILURES", c.Upstream.BreakerFailures, 0},
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},

@@ -63,6 +63,26 @@ func TestPoolSize(t *testing.T) {
 	}
 }
 
+// TestLookupConcurrency: lookups take as many places as the pool has
+// connections, unless LOOKUP_CONCURRENCY says; 0 is refused.
+func TestLookupConcurrency(t *testing.T) {
+	for _, c := range []struct {
+		environ []string
+		want    int
+	}{
+		{nil, max(8, 4*runtime.GOMAXPROCS(0))},
+		{[]string{"DB_MAX_OPEN_CONNS=20"}, 20},
+		{[]string{"DB_MAX_OPEN_CONNS=20", "LOOKUP_CONCURRENCY=3"}, 3},
+	} {
+		if got, err := Load(append([]string{}, c.environ...)); err != nil || got.Server.LookupConcurrency != c.want {
+			t.Errorf("%v: %d, want %d (%v)", c.environ, got.Server.LookupConcurrency, c.want, err)
+		}
+	}
+	if _, err := Load([]string{"LOOKUP_CONCURRENCY=0"}); err == nil || !strings.HasPrefix(err.Error(), "LOOKUP_CONCURRENCY: ") {
+		t.Errorf("0: %v", err)
+	}
+}
+
 // TestREADMETable: the README's configuration tables name exactly the
 // variables of Config, with their defaults.
 func TestREADMETable(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/model"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
@@ -218,4 +220,118 @@ func TestSearchesTakeTurns(t *testing.T) {
 	if r := <-held; r.status != 200 {
 		t.Errorf("the search that held the place: %d %s", r.status, r.body)
 	}
+}
+
+// TestLookupsTakeTurns: with service.Options.LookupConcurrency lookup
+// requests running, the next waits for a place, in order of arrival, even
+// when the tables it reads are free; one whose deadline passes while it
+// waits ends as a 504 without having sent a statement; and a lookup that
+// goes online gives its place up while the source answers.
+func TestLookupsTakeTurns(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	var statements atomic.Int64
+	source := &blockingSource{release: make(chan struct{}), asked: make(chan struct{}, 1)}
+	// routers returns routers with these request timeouts over one service
+	// of concurrency lookups at once.
+	routers := func(concurrency int, timeouts ...time.Duration) []*server {
+		store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { statements.Add(1) }})
+		svc := service.New(store, service.Options{Now: func() time.Time { return now },
+			LookupConcurrency: concurrency, Source: source})
+		var out []*server
+		for _, timeout := range timeouts {
+			out = append(out, &server{h: rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout})})
+		}
+		return out
+	}
+	office, person := "/office/"+dbtest.SerproBranch, "/person/"+dbtest.OKBRMember.ID()
+	lock := func() func() {
+		tx, err := d.Beginx()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`LOCK TABLE cnpj.persons IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		return func() { _ = tx.Rollback() }
+	}
+	// order runs a person lookup blocked by a lock, then an office lookup
+	// (its tables free), releases the lock, and returns the paths in the
+	// order their answers came.
+	order := func(s *server) []string {
+		unlock := lock()
+		done := make(chan string, 2)
+		for _, target := range []string{person, office} {
+			go func() {
+				if r := s.get(t, target); r.status != 200 {
+					t.Errorf("%s: %d %s", target, r.status, r.body)
+				}
+				done <- target
+			}()
+			time.Sleep(100 * time.Millisecond) // the person lookup first: it holds the place
+		}
+		unlock()
+		return []string{<-done, <-done}
+	}
+	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{person, office}) {
+		t.Errorf("one place: answers in the order %v, want the office lookup after the person lookup it waited for", got)
+	}
+	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{office, person}) {
+		t.Errorf("two places: answers in the order %v, want the office lookup first (it did not wait)", got)
+	}
+
+	// A lookup holding the one place longer than another may wait.
+	rs := routers(1, 5*time.Second, 300*time.Millisecond)
+	holder, waiter := rs[0], rs[1]
+	unlock := lock()
+	held := make(chan response)
+	go func() { held <- holder.get(t, person) }()
+	time.Sleep(100 * time.Millisecond)
+	before := statements.Load()
+	r := waiter.get(t, office)
+	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
+		t.Errorf("waiting past its deadline: %d %s", r.status, r.body)
+	}
+	if n := statements.Load() - before; n != 0 {
+		t.Errorf("the lookup that never got a place sent %d statements", n)
+	}
+	unlock()
+	if r := <-held; r.status != 200 {
+		t.Errorf("the lookup that held the place: %d %s", r.status, r.body)
+	}
+
+	// With the one place, a lookup waiting on the online source does not
+	// keep the others waiting.
+	s := routers(1, 5*time.Second)[0]
+	online := make(chan response)
+	go func() { online <- s.get(t, office+"?strategy=ONLINE") }()
+	<-source.asked
+	if r := s.get(t, person); r.status != 200 {
+		t.Errorf("beside a lookup waiting on the source: %d %s", r.status, r.body)
+	}
+	close(source.release)
+	if r := <-online; r.status != 200 || !strings.Contains(string(r.body), `"alias":"ONLINE"`) {
+		t.Errorf("the online lookup: %d %s", r.status, r.body)
+	}
+}
+
+// blockingSource serves the registry: it says when asked, and answers once
+// released.
+type blockingSource struct {
+	service.Offline // the portals it does not serve
+	release         chan struct{}
+	asked           chan struct{}
+}
+
+func (b *blockingSource) Serves(portal string) bool { return portal == service.PortalRegistry }
+
+func (b *blockingSource) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, error) {
+	b.asked <- struct{}{}
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return model.Office{}, ctx.Err()
+	}
+	alias := "ONLINE"
+	return model.Office{TaxID: string(taxID), Alias: &alias, Company: &model.Company{Root: string(taxID.Root())}}, nil
 }

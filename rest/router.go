@@ -134,29 +134,59 @@ func NewRouter(d Deps) http.Handler {
 		}
 		// After the credential: a stranger's body is never read.
 		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()), withBaseURL(d.PublicURL))
-		r.Get("/office/{taxId}", h.office)
-		r.Get("/company/{id}", h.company)
-		r.Get("/person/{id}", h.person)
-		r.Get("/rfb", h.registry)
-		r.Get("/simples", h.simples)
-		r.Get("/rfb/certificate", docs.registryCertificate)
-		r.Get("/simples/certificate", docs.simplesCertificate)
-		r.Get("/office/{taxId}/map", docs.officeMap)
-		r.Get("/office/{taxId}/street", docs.officeStreet)
-		r.Get("/companies/{taxId}", legacy.companies)
-		r.Get("/credit", surface.credit)
-		r.Get("/zip/{code}", surface.zip)
-		r.Get("/ccc", surface.ccc)
-		r.Get("/ccc/certificate", surface.cccCertificate)
-		r.Get("/suframa", surface.suframa)
-		r.Get("/suframa/certificate", surface.suframaCertificate)
+		// Searches take turns of their own (service.SearchSettings).
 		r.Get("/office", search.offices)
 		r.Get("/person", search.persons)
+		r.Group(func(r chi.Router) {
+			r.Use(takeTurns(d.Service, false))
+			r.Get("/office/{taxId}", h.office)
+			r.Get("/company/{id}", h.company)
+			r.Get("/person/{id}", h.person)
+			r.Get("/rfb", h.registry)
+			r.Get("/simples", h.simples)
+			r.Get("/rfb/certificate", docs.registryCertificate)
+			r.Get("/simples/certificate", docs.simplesCertificate)
+			r.Get("/office/{taxId}/map", docs.officeMap)
+			r.Get("/office/{taxId}/street", docs.officeStreet)
+			r.Get("/companies/{taxId}", legacy.companies)
+			r.Get("/credit", surface.credit)
+			r.Get("/zip/{code}", surface.zip)
+			r.Get("/ccc", surface.ccc)
+			r.Get("/ccc/certificate", surface.cccCertificate)
+			r.Get("/suframa", surface.suframa)
+			r.Get("/suframa/certificate", surface.suframaCertificate)
+		})
 		if d.Mount != nil {
-			d.Mount(r)
+			r.Group(func(r chi.Router) {
+				r.Use(takeTurns(d.Service, true))
+				d.Mount(r)
+			})
 		}
 	})
 	return r
+}
+
+// takeTurns runs each request in its turn among the lookups
+// (service.LookupTurn): one place for the whole request, a GraphQL query's
+// fields included, so its loaders still batch them. A request whose
+// deadline passes while it waits is a 504, or, with goOn (GraphQL, which
+// renders its own errors), goes on without a place: its fields then fail
+// with GraphQL's 504, before any statement, their deadline being past.
+func takeTurns(svc *service.Service, goOn bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, end, err := svc.LookupTurn(r.Context())
+			switch {
+			case err == nil:
+				defer end()
+				r = r.WithContext(ctx)
+			case !goOn:
+				writeError(w, r, err)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // notFound answers unknown routes and methods as the contract's clients

@@ -106,6 +106,7 @@ func (s *Service) Map(ctx context.Context, q MapQuery) ([]byte, error) {
 			errors.New("no tile server for map type "+q.Type+", or no geocoder nor municipality coordinates"))
 	}
 	return s.picture(ctx, KindMap, q.TaxID, func(a model.Address) ([]byte, error) {
+		leaveTurn(ctx) // the provider is slower than the cores
 		return s.imagery.Map(ctx, a, q.MapOptions)
 	})
 }
@@ -118,6 +119,7 @@ func (s *Service) Street(ctx context.Context, q StreetQuery) ([]byte, error) {
 			errors.New("no street imagery provider, or no geocoder nor municipality coordinates"))
 	}
 	return s.picture(ctx, KindStreet, q.TaxID, func(a model.Address) ([]byte, error) {
+		leaveTurn(ctx) // the provider is slower than the cores
 		return s.imagery.StreetView(ctx, a, q.StreetOptions)
 	})
 }

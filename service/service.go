@@ -45,6 +45,7 @@ type Service struct {
 
 	searchSettings SearchSettings
 	searchPlaces   chan struct{} // a search holds one while it runs (searchTurn)
+	lookupPlaces   chan struct{} // a lookup request holds one while it runs (LookupTurn)
 	tokensDropped  atomic.Int64  // unix nanoseconds of the last sweep of expired page tokens
 }
 
@@ -69,6 +70,9 @@ type Options struct {
 	SignLink SignLink
 	// Search tunes the searches; nil: DefaultSearchSettings.
 	Search *SearchSettings
+	// LookupConcurrency is how many lookup requests run at once
+	// (LookupTurn); 0: DefaultLookupConcurrency.
+	LookupConcurrency int
 }
 
 // New returns a Service over store.
@@ -91,6 +95,11 @@ func New(store *db.Store, opts Options) *Service {
 		s.searchSettings.Concurrency = DefaultSearchConcurrency()
 	}
 	s.searchPlaces = make(chan struct{}, s.searchSettings.Concurrency)
+	lookups := opts.LookupConcurrency
+	if lookups <= 0 {
+		lookups = DefaultLookupConcurrency()
+	}
+	s.lookupPlaces = make(chan struct{}, lookups)
 	if s.meter == nil {
 		s.meter = Free{}
 	}

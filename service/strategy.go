@@ -61,6 +61,7 @@ func (s *Service) fetchOnline(ctx context.Context, b *bill, portal string, fetch
 	if err := b.reserve(ctx, s.prices.Online); err != nil {
 		return err
 	}
+	leaveTurn(ctx) // the source is slower than the cores
 	err := fetch(ctx)
 	if err != nil {
 		b.refund(ctx, s.prices.Online)

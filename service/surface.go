@@ -313,6 +313,7 @@ func (s *Service) geocode(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq Cach
 	if err := b.reserve(ctx, s.prices.Online); err != nil {
 		return nil, err
 	}
+	leaveTurn(ctx) // the geocoder is slower than the cores
 	c, err := s.geocoder.Geocode(ctx, a)
 	if err != nil {
 		b.refund(ctx, s.prices.Online)

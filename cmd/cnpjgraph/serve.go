@@ -107,7 +107,8 @@ func serve(ctx context.Context, cfg config.Config) error {
 
 	metrics := rest.NewMetrics(d.DB)
 	store := db.NewStore(d, db.StoreOptions{OnQuery: metrics.RoundTrip})
-	opts := service.Options{Logger: log, Prices: &cfg.Prices, Search: &cfg.Search}
+	opts := service.Options{Logger: log, Prices: &cfg.Prices, Search: &cfg.Search,
+		LookupConcurrency: cfg.Server.LookupConcurrency}
 	if cfg.Upstream.URL != "" {
 		client, err := upstream.New(upstreamConfig(cfg.Upstream))
 		if err != nil {
