@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
@@ -151,158 +153,31 @@ func TestSearchTimeout(t *testing.T) {
 func TestSearchesTakeTurns(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
-	var statements atomic.Int64
-	// routers returns routers with these request timeouts over one service
-	// of concurrency searches at once.
-	routers := func(concurrency int, timeouts ...time.Duration) []*server {
-		store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { statements.Add(1) }})
-		settings := service.DefaultSearchSettings
-		settings.Concurrency = concurrency
-		svc := service.New(store, service.Options{Now: func() time.Time { return now }, Search: &settings})
-		var out []*server
-		for _, timeout := range timeouts {
-			out = append(out, &server{h: rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout})})
-		}
-		return out
-	}
-	const offices, persons = "/office?address.state.in=DF&limit=2", "/person?type.in=NATURAL&limit=2"
-	lock := func() func() {
-		tx, err := d.Beginx()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(`LOCK TABLE cnpj.offices IN ACCESS EXCLUSIVE MODE`); err != nil {
-			t.Fatal(err)
-		}
-		return func() { _ = tx.Rollback() }
-	}
-	// order runs an office search blocked by a lock, then a person search
-	// (its table free), releases the lock, and returns the paths in the
-	// order their answers came.
-	order := func(s *server) []string {
-		unlock := lock()
-		done := make(chan string, 2)
-		for _, target := range []string{offices, persons} {
-			go func() {
-				if r := s.get(t, target); r.status != 200 {
-					t.Errorf("%s: %d %s", target, r.status, r.body)
-				}
-				done <- target
-			}()
-			time.Sleep(100 * time.Millisecond) // the office search first: it holds the place
-		}
-		unlock()
-		return []string{<-done, <-done}
-	}
-	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{offices, persons}) {
-		t.Errorf("one place: answers in the order %v, want the person search after the office search it waited for", got)
-	}
-	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{persons, offices}) {
-		t.Errorf("two places: answers in the order %v, want the person search first (it did not wait)", got)
-	}
-
-	// A search holding the one place longer than another may wait.
-	rs := routers(1, 5*time.Second, 300*time.Millisecond)
-	holder, waiter := rs[0], rs[1]
-	unlock := lock()
-	held := make(chan response)
-	go func() { held <- holder.get(t, offices) }()
-	time.Sleep(100 * time.Millisecond)
-	before := statements.Load()
-	r := waiter.get(t, persons)
-	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
-		t.Errorf("waiting past its deadline: %d %s", r.status, r.body)
-	}
-	if n := statements.Load() - before; n != 0 {
-		t.Errorf("the search that never got a place sent %d statements", n)
-	}
-	unlock()
-	if r := <-held; r.status != 200 {
-		t.Errorf("the search that held the place: %d %s", r.status, r.body)
-	}
+	checkTurns(t, d, "cnpj.offices", "/office?address.state.in=DF&limit=2", "/person?type.in=NATURAL&limit=2",
+		func(store *db.Store, places int) *service.Service {
+			settings := service.DefaultSearchSettings
+			settings.Concurrency = places
+			return service.New(store, service.Options{Now: func() time.Time { return now }, Search: &settings})
+		})
 }
 
-// TestLookupsTakeTurns: with service.Options.LookupConcurrency lookup
-// requests running, the next waits for a place, in order of arrival, even
-// when the tables it reads are free; one whose deadline passes while it
-// waits ends as a 504 without having sent a statement; and a lookup that
-// goes online gives its place up while the source answers.
+// TestLookupsTakeTurns: the same for the lookups, with
+// service.Options.LookupConcurrency places; and a lookup that goes online
+// gives its place up while the source answers.
 func TestLookupsTakeTurns(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
-	var statements atomic.Int64
 	source := &blockingSource{release: make(chan struct{}), asked: make(chan struct{}, 1)}
-	// routers returns routers with these request timeouts over one service
-	// of concurrency lookups at once.
-	routers := func(concurrency int, timeouts ...time.Duration) []*server {
-		store := db.NewStore(d, db.StoreOptions{OnQuery: func(string) { statements.Add(1) }})
-		svc := service.New(store, service.Options{Now: func() time.Time { return now },
-			LookupConcurrency: concurrency, Source: source})
-		var out []*server
-		for _, timeout := range timeouts {
-			out = append(out, &server{h: rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout})})
-		}
-		return out
+	lookups := func(store *db.Store, places int) *service.Service {
+		return service.New(store, service.Options{Now: func() time.Time { return now },
+			LookupConcurrency: places, Source: source})
 	}
 	office, person := "/office/"+dbtest.SerproBranch, "/person/"+dbtest.OKBRMember.ID()
-	lock := func() func() {
-		tx, err := d.Beginx()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(`LOCK TABLE cnpj.persons IN ACCESS EXCLUSIVE MODE`); err != nil {
-			t.Fatal(err)
-		}
-		return func() { _ = tx.Rollback() }
-	}
-	// order runs a person lookup blocked by a lock, then an office lookup
-	// (its tables free), releases the lock, and returns the paths in the
-	// order their answers came.
-	order := func(s *server) []string {
-		unlock := lock()
-		done := make(chan string, 2)
-		for _, target := range []string{person, office} {
-			go func() {
-				if r := s.get(t, target); r.status != 200 {
-					t.Errorf("%s: %d %s", target, r.status, r.body)
-				}
-				done <- target
-			}()
-			time.Sleep(100 * time.Millisecond) // the person lookup first: it holds the place
-		}
-		unlock()
-		return []string{<-done, <-done}
-	}
-	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{person, office}) {
-		t.Errorf("one place: answers in the order %v, want the office lookup after the person lookup it waited for", got)
-	}
-	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{office, person}) {
-		t.Errorf("two places: answers in the order %v, want the office lookup first (it did not wait)", got)
-	}
-
-	// A lookup holding the one place longer than another may wait.
-	rs := routers(1, 5*time.Second, 300*time.Millisecond)
-	holder, waiter := rs[0], rs[1]
-	unlock := lock()
-	held := make(chan response)
-	go func() { held <- holder.get(t, person) }()
-	time.Sleep(100 * time.Millisecond)
-	before := statements.Load()
-	r := waiter.get(t, office)
-	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
-		t.Errorf("waiting past its deadline: %d %s", r.status, r.body)
-	}
-	if n := statements.Load() - before; n != 0 {
-		t.Errorf("the lookup that never got a place sent %d statements", n)
-	}
-	unlock()
-	if r := <-held; r.status != 200 {
-		t.Errorf("the lookup that held the place: %d %s", r.status, r.body)
-	}
+	checkTurns(t, d, "cnpj.persons", person, office, lookups)
 
 	// With the one place, a lookup waiting on the online source does not
 	// keep the others waiting.
-	s := routers(1, 5*time.Second)[0]
+	s := &server{h: rest.NewRouter(rest.Deps{Service: lookups(db.NewStore(d, db.StoreOptions{}), 1), RequestTimeout: 5 * time.Second})}
 	online := make(chan response)
 	go func() { online <- s.get(t, office+"?strategy=ONLINE") }()
 	<-source.asked
@@ -312,6 +187,79 @@ func TestLookupsTakeTurns(t *testing.T) {
 	close(source.release)
 	if r := <-online; r.status != 200 || !strings.Contains(string(r.body), `"alias":"ONLINE"`) {
 		t.Errorf("the online lookup: %d %s", r.status, r.body)
+	}
+}
+
+// checkTurns checks the places of services made by newService over d:
+// blocked (a request that reads table) holds its place while table is
+// locked, and free (one that does not read it) waits for that place with
+// one, not with two; free waiting past its deadline is a 504 that sent no
+// statement.
+func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newService func(*db.Store, int) *service.Service) {
+	t.Helper()
+	var statements atomic.Int64
+	// routers returns routers with these request timeouts over one service
+	// of places.
+	routers := func(places int, timeouts ...time.Duration) []*server {
+		svc := newService(db.NewStore(d, db.StoreOptions{OnQuery: func(string) { statements.Add(1) }}), places)
+		var out []*server
+		for _, timeout := range timeouts {
+			out = append(out, &server{h: rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout})})
+		}
+		return out
+	}
+	lock := func() func() {
+		tx, err := d.Beginx()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`LOCK TABLE ` + table + ` IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		return func() { _ = tx.Rollback() }
+	}
+	// order runs blocked, then free, releases the lock, and returns the
+	// paths in the order their answers came.
+	order := func(s *server) []string {
+		unlock := lock()
+		done := make(chan string, 2)
+		for _, target := range []string{blocked, free} {
+			go func() {
+				if r := s.get(t, target); r.status != 200 {
+					t.Errorf("%s: %d %s", target, r.status, r.body)
+				}
+				done <- target
+			}()
+			time.Sleep(100 * time.Millisecond) // blocked first: it holds the place
+		}
+		unlock()
+		return []string{<-done, <-done}
+	}
+	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{blocked, free}) {
+		t.Errorf("one place: answers in the order %v, want %s after %s, which it waited for", got, free, blocked)
+	}
+	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{free, blocked}) {
+		t.Errorf("two places: answers in the order %v, want %s first (it did not wait)", got, free)
+	}
+
+	// A request holding the one place longer than another may wait.
+	rs := routers(1, 5*time.Second, 300*time.Millisecond)
+	holder, waiter := rs[0], rs[1]
+	unlock := lock()
+	held := make(chan response)
+	go func() { held <- holder.get(t, blocked) }()
+	time.Sleep(100 * time.Millisecond)
+	before := statements.Load()
+	r := waiter.get(t, free)
+	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
+		t.Errorf("waiting past its deadline: %d %s", r.status, r.body)
+	}
+	if n := statements.Load() - before; n != 0 {
+		t.Errorf("the request that never got a place sent %d statements", n)
+	}
+	unlock()
+	if r := <-held; r.status != 200 {
+		t.Errorf("the request that held the place: %d %s", r.status, r.body)
 	}
 }
 
