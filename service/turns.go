@@ -22,10 +22,10 @@ import (
 // or street provider) gives its place up first, for good (leaveTurn): the
 // cores are not what it waits for, and what it does after is little.
 
-// DefaultLookupConcurrency is four per core Go may use, at least 8: serve's
-// default pool (serve gives the pool's size, DB_MAX_OPEN_CONNS). Four
-// places on 2 cores cut the tail as much but left the cores idle while
-// GraphQL queries waited for their loaders' batches: 15 % fewer of them.
+// DefaultLookupConcurrency is four per core Go may use, at least 8, as
+// serve's default pool (serve gives the pool's size, DB_MAX_OPEN_CONNS).
+// Four places on 2 cores left the cores idle while GraphQL queries waited
+// for their loaders' batches: 15 % fewer of them.
 func DefaultLookupConcurrency() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
 type turnKey struct{}
@@ -33,8 +33,8 @@ type turnKey struct{}
 // LookupTurn waits for a place among the lookup requests running at once
 // (Options.LookupConcurrency), in order of arrival, within ctx's deadline:
 // past it, a 504 with the lookups' sentence. The context returned carries
-// the place, for the providers' wrappers to give it back early; end gives
-// it back (once, however often it is called).
+// the place, for leaveTurn to give it back before a provider's wait; end
+// gives it back (once, however often it and leaveTurn are called).
 func (s *Service) LookupTurn(ctx context.Context) (_ context.Context, end func(), _ error) {
 	select {
 	case s.lookupPlaces <- struct{}{}:
