@@ -14,6 +14,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
 )
 
 // Administration of plans, accounts and keys. Functions take sqlx.ExtContext
@@ -130,7 +132,7 @@ func CreateAccount(ctx context.Context, q sqlx.ExtContext, name, plan string, pe
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("plan %q: %w", plan, ErrNotFound)
 	}
-	if pqErr := (*pq.Error)(nil); errors.As(err, &pqErr) && pqErr.Code == "23505" {
+	if db.IsUniqueViolation(err) {
 		return a, fmt.Errorf("account %q: %w", name, ErrExists)
 	}
 	return a, err

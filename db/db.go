@@ -5,13 +5,14 @@ package db
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the PostgreSQL driver
+	"github.com/lib/pq" // also the PostgreSQL driver
 	"github.com/pressly/goose/v3"
 )
 
@@ -102,4 +103,11 @@ func AutovacuumOff(ctx context.Context, d *sqlx.DB) (bool, error) {
 		return false, fmt.Errorf("read autovacuum: %w", err)
 	}
 	return on != "on", nil
+}
+
+// IsUniqueViolation reports whether err is PostgreSQL's unique_violation
+// (a duplicate key).
+func IsUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
 }

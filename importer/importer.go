@@ -698,7 +698,7 @@ func (r *run) fold(ctx context.Context) error {
 			r.log.Debug("statement done", "sql", pkey, "duration", time.Since(t).Round(time.Millisecond))
 			break
 		}
-		if !isUniqueViolation(err) || attempt > 1 {
+		if !db.IsUniqueViolation(err) || attempt > 1 {
 			return fmt.Errorf("%s: %w", pkey, err)
 		}
 		if err := r.dedupe(ctx, c, "company_rows", "root", "companies"); err != nil {
@@ -798,7 +798,7 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 	for _, s := range stmts {
 		t := time.Now()
 		res, err := c.ExecContext(ctx, s)
-		if m := primaryKey.FindStringSubmatch(s); m != nil && isUniqueViolation(err) {
+		if m := primaryKey.FindStringSubmatch(s); m != nil && db.IsUniqueViolation(err) {
 			// The registry has shipped duplicated rows: keep the last one
 			// in dump order (COPY order is ctid order) and try again.
 			if err = r.dedupe(ctx, c, m[1], m[2], m[1]); err == nil {
@@ -823,11 +823,6 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 }
 
 var primaryKey = regexp.MustCompile(`^CREATE UNIQUE INDEX \w+ ON (\w+) \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?$`)
-
-func isUniqueViolation(err error) bool {
-	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "23505"
-}
 
 // dedupe deletes all but the last row of each duplicated key and records
 // how many went, as rejected rows of the table named as.
