@@ -350,18 +350,6 @@ func (s *Service) SearchPersons(ctx context.Context, r SearchRequest) (SearchPag
 	})
 }
 
-// searchTurn waits for one of the searches' places (SearchSettings.
-// Concurrency), in order of arrival, and returns its release; a request
-// whose deadline passes first fails as a timeout, and is refunded.
-func (s *Service) searchTurn(ctx context.Context) (release func(), err error) {
-	select {
-	case s.searchPlaces <- struct{}{}:
-		return func() { <-s.searchPlaces }, nil
-	case <-ctx.Done():
-		return nil, fault.E(fault.DeadlineExceeded, fault.MsgTimeout, context.Cause(ctx))
-	}
-}
-
 func withRecords[T any](p SearchPage[struct{}], records []T) SearchPage[T] {
 	return SearchPage[T]{Records: records, Next: p.Next, Limit: p.Limit, Count: p.Count, Exact: p.Exact, Cursors: p.Cursors}
 }

@@ -36,13 +36,33 @@ type turnKey struct{}
 // the place, for leaveTurn to give it back before a provider's wait; end
 // gives it back (once, however often it and leaveTurn are called).
 func (s *Service) LookupTurn(ctx context.Context) (_ context.Context, end func(), _ error) {
-	select {
-	case s.lookupPlaces <- struct{}{}:
-	case <-ctx.Done():
-		return ctx, nil, fault.E(fault.DeadlineExceeded, fault.MsgTimeout, context.Cause(ctx))
+	if err := takePlace(ctx, s.lookupPlaces); err != nil {
+		return ctx, nil, err
 	}
 	end = sync.OnceFunc(func() { <-s.lookupPlaces })
 	return context.WithValue(ctx, turnKey{}, end), end, nil
+}
+
+// searchTurn waits for one of the searches' places (SearchSettings.
+// Concurrency) and returns its release; a search whose deadline passes
+// first fails as a timeout, and is refunded.
+func (s *Service) searchTurn(ctx context.Context) (release func(), err error) {
+	if err := takePlace(ctx, s.searchPlaces); err != nil {
+		return nil, err
+	}
+	return func() { <-s.searchPlaces }, nil
+}
+
+// takePlace waits for one of places, in order of arrival (a channel's
+// senders wait in line), within ctx's deadline: past it, a 504 with the
+// lookups' sentence.
+func takePlace(ctx context.Context, places chan struct{}) error {
+	select {
+	case places <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fault.E(fault.DeadlineExceeded, fault.MsgTimeout, context.Cause(ctx))
+	}
 }
 
 // leaveTurn gives back the place of ctx's request, if it holds one.
