@@ -152,7 +152,7 @@ func (s *Service) PortalCertificate(ctx context.Context, q PortalCertificateQuer
 func onlineRecord[T any](ctx context.Context, s *Service, b *bill, taxID cnpj.CNPJ, cq CacheQuery, portal, key string,
 	get func(context.Context) (any, time.Time, error)) (T, time.Time, error) {
 	var zero, v T
-	now := s.now()
+	now, mark := s.now(), s.fetched.mark()
 	var updated time.Time
 	if cq.Strategy != Online {
 		rec, ok, err := db.OverlayRecordOf(ctx, s.store.Q, string(taxID), key)
@@ -177,7 +177,7 @@ func onlineRecord[T any](ctx context.Context, s *Service, b *bill, taxID cnpj.CN
 	var body []byte
 	cached, err := s.decide(ctx, b, portal, cq, now, updated, func(ctx context.Context) error {
 		var err error
-		body, err = s.fetch(ctx, key, taxID, get)
+		body, err = s.fetch(ctx, key, taxID, mark, get)
 		return err
 	})
 	switch {

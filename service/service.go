@@ -32,6 +32,7 @@ type Service struct {
 	now     func() time.Time
 	log     *slog.Logger
 	flights singleflight.Group // online fetches in progress, by portal and tax id
+	fetched fetchLog           // online fetches that ended lately
 
 	answers    *lru.Cache[answerKey, []byte] // rendered company answers; nil: none
 	zips       *lru.Cache[zipKey, model.Zip] // postal codes of the live snapshot
@@ -80,6 +81,7 @@ func New(store *db.Store, opts Options) *Service {
 	s := &Service{
 		store: store, source: opts.Source, meter: opts.Meter, prices: DefaultPrices,
 		now: opts.Now, log: opts.Logger, imagery: opts.Imagery, geocoder: opts.Geocoder, signLink: opts.SignLink,
+		fetched: newFetchLog(),
 	}
 	if s.source == nil {
 		s.source = Offline{}

@@ -82,9 +82,16 @@ func (s *Service) fetchOnline(ctx context.Context, b *bill, portal string, fetch
 // fetch gets a portal's data for a tax id from the source and keeps it in
 // the overlay. Concurrent requests for the same tax id and portal share one
 // upstream call and one overlay write; each gets the encoded data and
-// decodes its own copy, so no request can change another's answer.
-func (s *Service) fetch(ctx context.Context, portal string, taxID cnpj.CNPJ, get func(context.Context) (any, time.Time, error)) ([]byte, error) {
-	ch := s.flights.DoChan(portal+"/"+string(taxID), func() (any, error) {
+// decodes its own copy, so no request can change another's answer. A
+// request that read the overlay before a fetch of the same data ended (its
+// mark, from fetchLog.mark, is older) takes that fetch's answer too: it
+// only missed the shared call by a moment.
+func (s *Service) fetch(ctx context.Context, portal string, taxID cnpj.CNPJ, mark uint64, get func(context.Context) (any, time.Time, error)) ([]byte, error) {
+	key := portal + "/" + string(taxID)
+	ch := s.flights.DoChan(key, func() (any, error) {
+		if body, ok := s.fetched.since(key, mark); ok {
+			return body, nil
+		}
 		// The first caller going away must not fail the others waiting on
 		// the same call; its deadline still bounds the call.
 		fctx := context.WithoutCancel(ctx)
@@ -112,6 +119,7 @@ func (s *Service) fetch(ctx context.Context, portal string, taxID cnpj.CNPJ, get
 			s.log.Warn("overlay write failed", slog.String("portal", portal), slog.String("taxId", string(taxID)),
 				slog.String("error", err.Error()))
 		}
+		s.fetched.add(key, body)
 		return body, nil
 	})
 	select {
@@ -134,6 +142,7 @@ type lookup struct {
 	taxID   cnpj.CNPJ
 	cq      CacheQuery
 	now     time.Time
+	mark    uint64    // the fetch log's mark before any read (see fetch)
 	codes   *db.Codes // nil: nothing imported (an edge instance)
 	overlay map[string]db.OverlayRecord
 	office  func() (model.Office, error) // the snapshot's office; nil when not read
@@ -151,7 +160,7 @@ type reads struct{ members, simples, history bool }
 // portal, the overlay rows of every portal in one query. ONLINE reads
 // nothing: every portal goes online.
 func (s *Service) begin(ctx context.Context, b *bill, taxID cnpj.CNPJ, cq CacheQuery, r reads) (*lookup, error) {
-	lk := &lookup{s: s, bill: b, taxID: taxID, cq: cq, now: s.now()}
+	lk := &lookup{s: s, bill: b, taxID: taxID, cq: cq, now: s.now(), mark: s.fetched.mark()}
 	var err error
 	if lk.codes, err = s.codes(ctx); err != nil {
 		return nil, err
@@ -295,7 +304,7 @@ func (lk *lookup) resolve(ctx context.Context, portal string, updated time.Time,
 	}
 	cached, err := lk.s.decide(ctx, lk.bill, portal, lk.cq, lk.now, updated, func(ctx context.Context) error {
 		var err error
-		body, err = lk.s.fetch(ctx, portal, lk.taxID, get)
+		body, err = lk.s.fetch(ctx, portal, lk.taxID, lk.mark, get)
 		return err
 	})
 	switch {

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,5 +145,75 @@ func TestNoSnapshot(t *testing.T) {
 	}
 	if _, err := svc.Ready(context.Background()); fault.Classify(err).Status() != 503 {
 		t.Errorf("ready without a snapshot: %v", err)
+	}
+}
+
+// slowUpstream answers the registry portal after release is closed, telling
+// called of each call first.
+type slowUpstream struct {
+	fakeUpstream
+	called  chan struct{}
+	release chan struct{}
+}
+
+func (s *slowUpstream) Registry(ctx context.Context, taxID cnpj.CNPJ) (model.Office, error) {
+	s.called <- struct{}{}
+	<-s.release
+	return s.fakeUpstream.Registry(ctx, taxID)
+}
+
+// gateMeter holds the second reservation until open is closed: the moment
+// between a lookup's reading the cache and its going online.
+type gateMeter struct {
+	service.Free
+	reserved atomic.Int32
+	waiting  chan struct{}
+	open     chan struct{}
+}
+
+func (m *gateMeter) Reserve(ctx context.Context, credits int) error {
+	if m.reserved.Add(1) == 2 {
+		close(m.waiting)
+		<-m.open
+	}
+	return nil
+}
+
+// TestLateJoinerSharesFetch: a lookup that read the stale cache while
+// another's online fetch of the same office was under way, and goes online
+// only after that fetch ended, takes its answer instead of asking the
+// source again.
+func TestLateJoinerSharesFetch(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	up := &slowUpstream{called: make(chan struct{}, 2), release: make(chan struct{})}
+	meter := &gateMeter{waiting: make(chan struct{}), open: make(chan struct{})}
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
+		Source: up, Meter: meter, Now: func() time.Time { return dbtest.Reference().Add(40 * 24 * time.Hour) }})
+	lookup := func() <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			o, err := svc.Office(context.Background(), service.OfficeQuery{TaxID: dbtest.SerproBranch, Cache: q(service.CacheIfFresh, 30, 365)})
+			if err == nil && (o.Alias == nil || *o.Alias != "ONLINE") {
+				err = errors.New("not the online answer")
+			}
+			done <- err
+		}()
+		return done
+	}
+	first := lookup()
+	<-up.called // the first lookup is online
+	second := lookup()
+	<-meter.waiting // the second read the stale cache and is about to go online
+	close(up.release)
+	if err := <-first; err != nil {
+		t.Fatalf("first lookup: %v", err)
+	}
+	close(meter.open)
+	if err := <-second; err != nil {
+		t.Fatalf("second lookup: %v", err)
+	}
+	if n := len(up.called); n != 0 {
+		t.Errorf("the source was asked %d more times, want 0", n)
 	}
 }
