@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -218,28 +217,53 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 		}
 		return func() { _ = tx.Rollback() }
 	}
-	// order runs blocked, then free, releases the lock, and returns the
-	// paths in the order their answers came.
-	order := func(s *server) []string {
+	// answeredWhileLocked runs blocked until its statement waits for the
+	// lock (so it holds its place), then free, and says whether free
+	// answered within wait, while blocked was still held by the lock. The
+	// order in which the answers come after the lock is released says
+	// nothing: the place is given back before blocked's answer is
+	// recorded. Nothing is ordered by sleeps: on a loaded machine a
+	// goroutine may start late.
+	answeredWhileLocked := func(s *server, wait time.Duration) bool {
 		unlock := lock()
-		done := make(chan string, 2)
-		for _, target := range []string{blocked, free} {
-			go func() {
-				if r := s.get(t, target); r.status != 200 {
-					t.Errorf("%s: %d %s", target, r.status, r.body)
-				}
-				done <- target
-			}()
-			time.Sleep(100 * time.Millisecond) // blocked first: it holds the place
+		blockedDone, freeDone := make(chan response, 1), make(chan response, 1)
+		go func() { blockedDone <- s.get(t, blocked) }()
+		waitForLockWaiter(t, d)
+		go func() { freeDone <- s.get(t, free) }()
+		answered := false
+		select {
+		case r := <-freeDone:
+			answered = true
+			if r.status != 200 {
+				t.Errorf("%s: %d %s", free, r.status, r.body)
+			}
+		case <-time.After(wait):
+		}
+		select {
+		case r := <-blockedDone:
+			t.Errorf("%s answered while the lock held it: %d %s", blocked, r.status, r.body)
+		default:
 		}
 		unlock()
-		return []string{<-done, <-done}
+		for _, c := range []struct {
+			target string
+			done   chan response
+		}{{blocked, blockedDone}, {free, freeDone}} {
+			if c.target == free && answered {
+				continue
+			}
+			if r := <-c.done; r.status != 200 {
+				t.Errorf("%s: %d %s", c.target, r.status, r.body)
+			}
+		}
+		return answered
 	}
-	if got := order(routers(1, 5*time.Second)[0]); !slices.Equal(got, []string{blocked, free}) {
-		t.Errorf("one place: answers in the order %v, want %s after %s, which it waited for", got, free, blocked)
+	// A free that did not wait for the one place would answer within 300 ms.
+	if answeredWhileLocked(routers(1, 5*time.Second)[0], 300*time.Millisecond) {
+		t.Errorf("one place: %s answered while %s held the place", free, blocked)
 	}
-	if got := order(routers(2, 5*time.Second)[0]); !slices.Equal(got, []string{free, blocked}) {
-		t.Errorf("two places: answers in the order %v, want %s first (it did not wait)", got, free)
+	if !answeredWhileLocked(routers(2, 5*time.Second)[0], 10*time.Second) {
+		t.Errorf("two places: %s did not answer while %s waited for the lock", free, blocked)
 	}
 
 	// A request holding the one place longer than another may wait.
@@ -248,7 +272,7 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 	unlock := lock()
 	held := make(chan response)
 	go func() { held <- holder.get(t, blocked) }()
-	time.Sleep(100 * time.Millisecond)
+	waitForLockWaiter(t, d)
 	before := statements.Load()
 	r := waiter.get(t, free)
 	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
@@ -260,6 +284,25 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 	unlock()
 	if r := <-held; r.status != 200 {
 		t.Errorf("the request that held the place: %d %s", r.status, r.body)
+	}
+}
+
+// waitForLockWaiter returns once a session of d's database waits for a
+// lock: a request's statement is blocked, so the request holds its place.
+func waitForLockWaiter(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int
+		if err := d.Get(&n, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no statement waits for the lock after 10 s")
+		}
 	}
 }
 
