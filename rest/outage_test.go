@@ -230,31 +230,31 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 		go func() { blockedDone <- s.get(t, blocked) }()
 		waitForLockWaiter(t, d)
 		go func() { freeDone <- s.get(t, free) }()
+		ok := func(target string, r response) {
+			if r.status != 200 {
+				t.Errorf("%s: %d %s", target, r.status, r.body)
+			}
+		}
 		answered := false
 		select {
 		case r := <-freeDone:
 			answered = true
-			if r.status != 200 {
-				t.Errorf("%s: %d %s", free, r.status, r.body)
-			}
+			ok(free, r)
 		case <-time.After(wait):
 		}
+		blockedAnswered := false
 		select {
 		case r := <-blockedDone:
+			blockedAnswered = true
 			t.Errorf("%s answered while the lock held it: %d %s", blocked, r.status, r.body)
 		default:
 		}
 		unlock()
-		for _, c := range []struct {
-			target string
-			done   chan response
-		}{{blocked, blockedDone}, {free, freeDone}} {
-			if c.target == free && answered {
-				continue
-			}
-			if r := <-c.done; r.status != 200 {
-				t.Errorf("%s: %d %s", c.target, r.status, r.body)
-			}
+		if !blockedAnswered {
+			ok(blocked, <-blockedDone)
+		}
+		if !answered {
+			ok(free, <-freeDone)
 		}
 		return answered
 	}
