@@ -33,6 +33,17 @@ local path_fmt = os.getenv("PATH_FMT")
 local body_fmt = os.getenv("BODY_FMT")
 local key = os.getenv("API_KEY") or ""
 
+-- Each run draws ids of its own: the main state's generator, which seeds
+-- the threads', starts from /dev/urandom. LuaJIT's fixed default seed gave
+-- every run of a thread count the same sequence, so a later run (the next
+-- round, the next configuration) asked for the pages the earlier ones had
+-- brought into PostgreSQL's buffers.
+do
+  local u = assert(io.open("/dev/urandom", "rb"))
+  local b = u:read(4)
+  u:close()
+  math.randomseed(((b:byte(1) * 256 + b:byte(2)) * 256 + b:byte(3)) * 256 + b:byte(4))
+end
 function setup(thread) thread:set("id", math.random(1, 1e9)) end
 
 -- The request around the id, formatted once by wrk.format (the Host
