@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
 )
 
 // The debit is one statement: refill when the stored day is before today,
@@ -34,10 +36,12 @@ const (
 // debit belongs to (for Refund), or *CreditsError when the balance is short.
 func (s *Service) Debit(ctx context.Context, accountID, n int64) (remaining int64, day time.Time, err error) {
 	today := utcDay(s.now())
-	err = s.stmts.debit.QueryRowContext(ctx, accountID, today, n).Scan(&remaining, &day)
+	// Detached: a request's debit ends with it, without the goroutines
+	// that watch a cancellable context (db.Detached).
+	err = s.stmts.debit.QueryRowContext(db.Detached(ctx), accountID, today, n).Scan(&remaining, &day)
 	if errors.Is(err, sql.ErrNoRows) {
 		var balance int64
-		if err := s.stmts.balance.QueryRowContext(ctx, accountID, today).Scan(&balance); err != nil {
+		if err := s.stmts.balance.QueryRowContext(db.Detached(ctx), accountID, today).Scan(&balance); err != nil {
 			return 0, today, fmt.Errorf("auth: balance: %w", err)
 		}
 		return balance, today, &CreditsError{Required: n, Remaining: balance}

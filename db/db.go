@@ -4,6 +4,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -30,10 +31,11 @@ var SnapshotIndexes string
 
 // Open connects to PostgreSQL and checks the connection within timeout.
 func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
-	d, err := sqlx.Open("postgres", withBinaryParameters(dsn))
+	connector, err := pq.NewConnector(withBinaryParameters(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	d := sqlx.NewDb(sql.OpenDB(cancellingConnector{connector}), "postgres")
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := d.PingContext(ctx); err != nil {

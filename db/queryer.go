@@ -12,7 +12,9 @@ import (
 // query text once and reuses the statement. With lib/pq an unprepared query
 // with arguments costs two network round trips (parse, then execute); a
 // prepared one costs one. database/sql re-prepares the statement on every
-// new pooled connection by itself, so a restarted server is handled.
+// new pooled connection by itself, so a restarted server is handled. Its
+// statements run detached (Detached): they end with ctx without a goroutine
+// to watch it.
 type Prepared struct {
 	db    *sqlx.DB
 	mu    sync.RWMutex
@@ -57,7 +59,7 @@ func (p *Prepared) QueryContext(ctx context.Context, query string, args ...any) 
 	if err != nil {
 		return nil, err
 	}
-	return s.QueryContext(ctx, args...)
+	return s.QueryContext(Detached(ctx), args...)
 }
 
 // QueryxContext runs a prepared query.
@@ -66,7 +68,7 @@ func (p *Prepared) QueryxContext(ctx context.Context, query string, args ...any)
 	if err != nil {
 		return nil, err
 	}
-	return s.QueryxContext(ctx, args...)
+	return s.QueryxContext(Detached(ctx), args...)
 }
 
 // QueryRowxContext runs a prepared query; errors surface on Scan.
@@ -77,7 +79,7 @@ func (p *Prepared) QueryRowxContext(ctx context.Context, query string, args ...a
 		// the caller still gets the driver's error (or an answer) on Scan.
 		return p.db.QueryRowxContext(ctx, query, args...)
 	}
-	return s.QueryRowxContext(ctx, args...)
+	return s.QueryRowxContext(Detached(ctx), args...)
 }
 
 // Close releases the prepared statements.
