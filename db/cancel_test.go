@@ -48,25 +48,6 @@ func holdLock(t *testing.T, d *sqlx.DB) (release func()) {
 	return release
 }
 
-// waitForLockWaiter waits until a statement of the database waits for a
-// lock and returns its backend's pid.
-func waitForLockWaiter(t *testing.T, watch *sqlx.DB) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var pids []int
-		if err := watch.Select(&pids, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			t.Fatal(err)
-		}
-		if len(pids) > 0 {
-			return pids[0]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no statement came to wait for the lock")
-	return 0
-}
-
 func backendPID(t *testing.T, q *db.Prepared) int {
 	t.Helper()
 	var pid int
@@ -107,7 +88,7 @@ func TestDetachedStatementEndsAtDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := runBlocked(ctx, q)
-	pid := waitForLockWaiter(t, watch)
+	pid := dbtest.WaitForLockWaiter(t, watch)
 	var got blockedQuery
 	select {
 	case got = <-done:
@@ -167,7 +148,7 @@ func TestDetachedStatementStartsNoWatcher(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := run(ctx)
-		waitForLockWaiter(t, watch)
+		dbtest.WaitForLockWaiter(t, watch)
 		var stacks strings.Builder
 		if err := pprof.Lookup("goroutine").WriteTo(&stacks, 1); err != nil {
 			t.Fatal(err)

@@ -228,7 +228,7 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 		unlock := lock()
 		blockedDone, freeDone := make(chan response, 1), make(chan response, 1)
 		go func() { blockedDone <- s.get(t, blocked) }()
-		waitForLockWaiter(t, d)
+		dbtest.WaitForLockWaiter(t, d)
 		go func() { freeDone <- s.get(t, free) }()
 		ok := func(target string, r response) {
 			if r.status != 200 {
@@ -272,7 +272,7 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 	unlock := lock()
 	held := make(chan response)
 	go func() { held <- holder.get(t, blocked) }()
-	waitForLockWaiter(t, d)
+	dbtest.WaitForLockWaiter(t, d)
 	before := statements.Load()
 	r := waiter.get(t, free)
 	if r.status != 504 || r.object(t)["message"] != "failed to fulfill request within timeout" {
@@ -284,25 +284,6 @@ func checkTurns(t *testing.T, d *sqlx.DB, table, blocked, free string, newServic
 	unlock()
 	if r := <-held; r.status != 200 {
 		t.Errorf("the request that held the place: %d %s", r.status, r.body)
-	}
-}
-
-// waitForLockWaiter returns once a session of d's database waits for a
-// lock: a request's statement is blocked, so the request holds its place.
-func waitForLockWaiter(t *testing.T, d *sqlx.DB) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var n int
-		if err := d.Get(&n, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no statement waits for the lock after 10 s")
-		}
 	}
 }
 

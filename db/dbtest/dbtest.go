@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -77,5 +78,25 @@ func MustExec(t testing.TB, d *sqlx.DB, query string, args ...any) {
 	t.Helper()
 	if _, err := d.Exec(query, args...); err != nil {
 		t.Fatalf("dbtest: %s: %v", fmt.Sprint(query), err)
+	}
+}
+
+// WaitForLockWaiter returns once a session of d's database waits for a lock
+// (a statement blocked by a test's LOCK TABLE), with that session's backend
+// pid; it fails the test after 10 s.
+func WaitForLockWaiter(t testing.TB, d *sqlx.DB) (pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var pids []int
+		if err := d.Select(&pids, `SELECT pid FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
+			t.Fatal(err)
+		}
+		if len(pids) > 0 {
+			return pids[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no statement waits for a lock after 10 s")
+		}
 	}
 }
