@@ -193,3 +193,28 @@ func TestDetachedStatementAfterItsRequest(t *testing.T) {
 		t.Fatalf("statement of an ended request: %d, %v; want context.Canceled", n, err)
 	}
 }
+
+// TestDetachedUnpreparedStatementEndsAtDeadline: an unprepared statement
+// (the connection's own QueryContext) under a detached context ends at its
+// request's deadline too.
+func TestDetachedUnpreparedStatementEndsAtDeadline(t *testing.T) {
+	d, _, watch := newHeld(t)
+	holdLock(t, d)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		var n int
+		done <- d.QueryRowxContext(db.Detached(ctx), `SELECT count(*) FROM held`).Scan(&n)
+	}()
+	dbtest.WaitForLockWaiter(t, watch)
+	select {
+	case err := <-done:
+		var pqErr *pq.Error
+		if !errors.As(err, &pqErr) || pqErr.Code != "57014" {
+			t.Fatalf("blocked statement: %v, want query_canceled (57014)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the blocked statement did not end 10s after its deadline")
+	}
+}
