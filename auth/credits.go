@@ -38,10 +38,11 @@ func (s *Service) Debit(ctx context.Context, accountID, n int64) (remaining int6
 	today := utcDay(s.now())
 	// Detached: a request's debit ends with it, without the goroutines
 	// that watch a cancellable context (db.Detached).
-	err = s.stmts.debit.QueryRowContext(db.Detached(ctx), accountID, today, n).Scan(&remaining, &day)
+	stmtCtx := db.Detached(ctx)
+	err = s.stmts.debit.QueryRowContext(stmtCtx, accountID, today, n).Scan(&remaining, &day)
 	if errors.Is(err, sql.ErrNoRows) {
 		var balance int64
-		if err := s.stmts.balance.QueryRowContext(db.Detached(ctx), accountID, today).Scan(&balance); err != nil {
+		if err := s.stmts.balance.QueryRowContext(stmtCtx, accountID, today).Scan(&balance); err != nil {
 			return 0, today, fmt.Errorf("auth: balance: %w", err)
 		}
 		return balance, today, &CreditsError{Required: n, Remaining: balance}
