@@ -12,8 +12,10 @@
 # prints how to make one). URLS may instead hold ids, with PATH_FMT the
 # path around each one (%s), and BODY_FMT, if set, a body to POST with the
 # id in it (a GraphQL query: PATH_FMT=/graphql). Prints one line per run: A
-# or B, req/s, p50 and p99, and the count of answers that were not 2xx, if
-# any. Stops both servers.
+# or B, req/s, p50 and p99, the server's CPU per request (from /proc), and
+# the count of answers that were not 2xx, if any. Stops both servers. A
+# wrapper script that execs the binary (to set its environment) keeps its
+# pid, so its CPU is read too.
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 BIN_A BIN_B URLS [ROUNDS] [SECONDS] [CONNECTIONS]" >&2; exit 2; }
 a=$1 b=$2 urls=$3 rounds=${4:-4} secs=${5:-8} conns=${6:-8}
@@ -45,10 +47,18 @@ if [ "$(psql "$DATABASE_URL" -XAtq -c "SHOW autovacuum")" = off ]; then
 fi
 
 threads=2; [ "$conns" -lt 2 ] && threads=1 # wrk wants a connection per thread
-run() { # PORT NAME
-  IDS_FILE=$urls PATH_FMT=${PATH_FMT:-%s} BODY_FMT=${BODY_FMT:-} wrk -t"$threads" -c"$conns" -d"${secs}s" --latency -s "$here/lookup.lua" "http://127.0.0.1:$1" 2>&1 |
-    awk -v n="$2" '/Requests\/sec/ {r=$2} / 50%/ {p50=$2} / 99%/ {p99=$2} /Non-2xx/ {e=$0} END {print n, r, "req/s, p50", p50, "p99", p99, e}'
+tick=$(getconf CLK_TCK)
+cpu() { # PID: the process's CPU time so far, in clock ticks
+  local f; read -r -a f < "/proc/$1/stat"; echo $((f[13] + f[14]))
+}
+run() { # PORT NAME PID
+  local c0 c1
+  c0=$(cpu "$3")
+  IDS_FILE=$urls PATH_FMT=${PATH_FMT:-%s} BODY_FMT=${BODY_FMT:-} wrk -t"$threads" -c"$conns" -d"${secs}s" --latency -s "$here/lookup.lua" "http://127.0.0.1:$1" >"$log/wrk" 2>&1
+  c1=$(cpu "$3")
+  awk -v n="$2" -v ticks=$((c1 - c0)) -v tick="$tick" '/requests in/ {q=$1} /Requests\/sec/ {r=$2} / 50%/ {p50=$2} / 99%/ {p99=$2} /Non-2xx/ {e=$0}
+    END {printf "%s %s req/s, p50 %s p99 %s, server CPU %.0f µs/request %s\n", n, r, p50, p99, (q ? ticks / tick * 1e6 / q : 0), e}' "$log/wrk"
 }
 for i in $(seq 1 "$rounds"); do
-  if [ $((i % 2)) = 1 ]; then run 8090 A; run 8091 B; else run 8091 B; run 8090 A; fi
+  if [ $((i % 2)) = 1 ]; then run 8090 A "${pids[0]}"; run 8091 B "${pids[1]}"; else run 8091 B "${pids[1]}"; run 8090 A "${pids[0]}"; fi
 done
