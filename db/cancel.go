@@ -15,15 +15,15 @@ import (
 // database/sql and lib/pq each start a goroutine for every statement whose
 // context can be cancelled, only to watch that context, and stop it with a
 // channel handshake when the statement ends: CPU spent on every statement
-// (6-26 % of the server's per one-connection lookup on a PVM guest:
+// (6-26 % of the server's CPU for a lookup at one connection on a PVM guest:
 // docs/benchmarks.md, "A statement's cancel without watchers"). A statement
 // run under Detached(ctx) gets a context that cannot be cancelled, so
-// neither starts one. The connection registers
-// context.AfterFunc on the request's context instead, which costs an entry in
-// a map until the statement ends; only when the context ends first does a
-// goroutine run, sending pg_cancel_backend over a connection of its own. A
-// connection whose statement saw that cancel start is not reused, so a late
-// cancel cannot reach its next statement.
+// neither starts one. The connection registers context.AfterFunc on the
+// request's context instead, which costs an entry in a map until the
+// statement ends; only when the context ends first does a goroutine run,
+// sending pg_cancel_backend over a connection of its own. A connection
+// whose statement saw that cancel start is not reused, so a late cancel
+// cannot reach its next statement.
 
 // requestKey holds, inside a detached context, the request's context whose
 // end cancels the statement.
