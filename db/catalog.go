@@ -44,6 +44,9 @@ type Codes struct {
 	// aliasWords: the same of the offices' alias words, for
 	// CommonAliasWords; nil when the column has none.
 	aliasWords *wordStats
+	// personNameWords: the same of the persons' name words, for
+	// PersonNamesEstimate; nil when the table has none.
+	personNameWords *wordStats
 	// officesPerCompany and stateShare (each state's share of the
 	// offices), from the same statistics, for NamesEstimate.
 	officesPerCompany float64
@@ -177,6 +180,34 @@ func (c *Codes) NamesEstimate(values [][]string, state string) (n int64, ok bool
 		sum += companies*c.officesPerCompany + aliases
 	}
 	return int64(math.Round(sum * share)), true
+}
+
+// PersonNamesEstimate is the persons whose name holds every word of one of
+// values (a person search's name.in), by the statistics of their name
+// words, as PostgreSQL estimates it: a value's share of the persons is
+// the product of its words' frequencies, a word not listed counted at half
+// the least listed frequency, at most 0.5 % (the planner's rule for an
+// element without one: array_selfuncs.c, DEFAULT_CONTAIN_SEL), and the
+// values' shares are joined as independent alternatives (a + b - ab).
+// ok is false without statistics.
+func (c *Codes) PersonNamesEstimate(values [][]string) (n int64, ok bool) {
+	s := c.personNameWords
+	if s == nil || len(values) == 0 {
+		return 0, false
+	}
+	var share float64
+	for _, words := range values {
+		value := 1.0
+		for _, word := range words {
+			f, listed := s.freq[word]
+			if !listed {
+				f = min(0.005, s.least/2)
+			}
+			value *= f
+		}
+		share += value - share*value
+	}
+	return int64(math.Round(share * s.rows)), true
 }
 
 // loadShares reads the offices per company and each state's share of the
@@ -372,6 +403,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.aliasWords, err = loadWordStats(ctx, tx, "offices", "alias_words"); err != nil {
+		return nil, err
+	}
+	if codes.personNameWords, err = loadWordStats(ctx, tx, "persons", "name_words"); err != nil {
 		return nil, err
 	}
 	if codes.officesPerCompany, codes.stateShare, err = loadShares(ctx, tx); err != nil {

@@ -121,3 +121,32 @@ func TestNamesEstimate(t *testing.T) {
 		t.Error("an estimate without statistics")
 	}
 }
+
+// TestPersonNamesEstimate: a person name.in's matches by the statistics,
+// as PostgreSQL estimates them: per value, the product of its words'
+// frequencies (a word not listed at half the least, at most 0.5 %), the
+// values joined as independent alternatives, times the persons.
+func TestPersonNamesEstimate(t *testing.T) {
+	bench := &Codes{personNameWords: &wordStats{freq: map[string]float64{"maria": 0.06, "silva": 0.05}, least: 0.0002, rows: 415000}}
+	sparse := &Codes{personNameWords: &wordStats{freq: map[string]float64{"maria": 0.5}, least: 0.5, rows: 1000}}
+	for _, c := range []struct {
+		name   string
+		codes  *Codes
+		values [][]string
+		want   int64
+		ok     bool
+	}{
+		{"a word", bench, [][]string{{"maria"}}, 24900, true},
+		{"two words of one value", bench, [][]string{{"maria", "silva"}}, 1245, true},
+		{"a word not listed: half the least", bench, [][]string{{"sophie"}}, 42, true},
+		{"two values", bench, [][]string{{"maria"}, {"silva"}}, 24900 + 20750 - 1245, true},
+		{"a word not listed, the least high: 0.5 %", sparse, [][]string{{"sophie"}}, 5, true},
+		{"no statistics", &Codes{}, [][]string{{"maria"}}, 0, false},
+		{"no value", bench, nil, 0, false},
+	} {
+		got, ok := c.codes.PersonNamesEstimate(c.values)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: PersonNamesEstimate(%v) = %d, %v; want %d, %v", c.name, c.values, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -84,6 +84,8 @@ type where struct {
 	state      string     // the address.state condition, as in conds
 	oneState   string     // that condition's state when it names one: an equality
 	personName []string   // a person search's name.in of one value, read through person_words
+	personIn   [][]string // a person search's name.in, however it is read
+	filters    int        // the search's filters, its conditions or not
 	after      string     // the key a page starts after, as a literal; "" on a first page
 }
 
@@ -450,6 +452,9 @@ var PersonFilters = []FilterSpec{
 		return anyOf(w, "p.type", f.Op, f.Texts)
 	}},
 	{Field: "name", Type: Words, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		if f.Op == OpIn {
+			w.personIn = f.Words
+		}
 		if f.Op == OpIn && len(f.Words) == 1 && w.codes.personWords {
 			w.personName = f.Words[0] // the shape reads it (SearchPersons)
 			return ""
@@ -559,6 +564,11 @@ type shape struct {
 	// uncounted, count says it without asking PostgreSQL.
 	estimate  int64
 	uncounted bool
+	// unpriced: estimate is the statistics' (0 included), and the
+	// branches read their matches alone, through an index of the words:
+	// a count within the limit reads about as many rows as estimated,
+	// so count runs it without an EXPLAIN to price it first.
+	unpriced bool
 	// walkCompanies and walkAliases, when set, split the walk: the walk
 	// checks the company names alone (walkCompanies), and the aliases'
 	// branch (walkAliases) is collected, at most collectCap (see
@@ -693,9 +703,9 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		}
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
-			// A name alone: an estimate past the count's limit is said
-			// without an EXPLAIN (see count).
-			sh.estimate, _ = w.codes.NamesEstimate(w.names, "")
+			// A name alone: an estimate past the count's limit is said,
+			// and a count within it run, without an EXPLAIN (see count).
+			sh.estimate, sh.unpriced = w.codes.NamesEstimate(w.names, "")
 		}
 		if w.oneState != "" && !w.company && !w.simples && w.codes.StateWalkWords(w.names) {
 			// With one state, the state's offices in key order, each office's
@@ -779,13 +789,20 @@ func officeWords(w *where, words []string, fromOffices func(offices string, comp
 // SearchPersons runs a person search on the live snapshot.
 func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error) {
 	return s.search(ctx, q, PersonFilters, func(w *where) shape {
-		if w.personName != nil {
-			return shape{key: "p.id", order: "p.id", branches: []branch{personWords(w, w.personName)}}
-		}
-		return shape{key: "p.id", order: "p.id", branches: []branch{{
+		sh := shape{key: "p.id", order: "p.id", branches: []branch{{
 			from:  LiveSchema + ".persons p",
 			after: func(a string) string { return "p.id > " + a },
 		}}}
+		if w.personName != nil {
+			sh.branches = []branch{personWords(w, w.personName)}
+		}
+		if w.personIn != nil && w.filters == 1 {
+			// A name alone, read through the words' index (GIN, or
+			// person_words): its estimate past the count's limit is said,
+			// and a count within it run, without an EXPLAIN (see count).
+			sh.estimate, sh.unpriced = w.codes.PersonNamesEstimate(w.personIn)
+		}
+		return sh
 	})
 }
 
@@ -833,7 +850,7 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	if err != nil {
 		return SearchPage{}, err
 	}
-	w := &where{codes: codes, catalog: s.Catalog}
+	w := &where{codes: codes, catalog: s.Catalog, filters: len(q.Filters)}
 	for _, f := range q.Filters {
 		i := slices.IndexFunc(specs, func(sp FilterSpec) bool { return sp.Field == f.Field })
 		if i < 0 {
@@ -1197,9 +1214,11 @@ const countCostPerMillisecond = 1000
 var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 
 // count is a first page's count, before its page. PostgreSQL estimates
-// the matches (its planner, from the table statistics: no row is read); a
-// search expected to have more than q.CountLimit, or whose count it prices
-// past q.CountBudget (countCostPerMillisecond), says that estimate. One
+// the matches (its planner, from the table statistics: no row is read),
+// unless the shape's estimate stands for it (unpriced: the same statistics,
+// read by the server, without the round trip); a search expected to have
+// more than q.CountLimit, or whose count PostgreSQL prices past
+// q.CountBudget (countCostPerMillisecond), says that estimate. One
 // expected to have fewer is counted exactly if that takes at most
 // q.CountBudget, and says the estimate if not; a count that finds more
 // than the limit says the limit plus one. Counting reads every match
@@ -1214,26 +1233,16 @@ func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLi
 	if sh.estimate > 0 && (sh.uncounted || sh.estimate > int64(q.CountLimit)) {
 		return sh.estimate, false, nil, nil
 	}
-	parts := make([]string, len(sh.branches))
-	for i, b := range sh.branches {
-		parts[i] = w.sel(b, sh.key)
-	}
-	// The plan's first line is its top node, with the total cost and rows.
-	// Not FORMAT JSON: decoding the whole plan of a name search took 9 %
-	// of the server's time on a name word + state.
-	var top string
-	if err := queryRow(ctx, d, "EXPLAIN "+strings.Join(parts, " UNION ")).Scan(&top); err != nil {
-		return 0, false, nil, fmt.Errorf("search estimate: %w", err)
-	}
-	m := planTop.FindStringSubmatch(top)
-	if m == nil {
-		return 0, false, nil, fmt.Errorf("search estimate: unexpected plan %q", top)
-	}
-	cost, _ := strconv.ParseFloat(m[1], 64)
-	estimate, _ := strconv.ParseInt(m[2], 10, 64)
 	budget := max(q.CountBudget.Milliseconds(), 1)
-	if estimate > int64(q.CountLimit) || cost > float64(budget*countCostPerMillisecond) {
-		return estimate, false, nil, nil
+	estimate := sh.estimate
+	if !sh.unpriced {
+		var cost float64
+		if estimate, cost, err = explain(ctx, d, sh, w); err != nil {
+			return 0, false, nil, err
+		}
+		if estimate > int64(q.CountLimit) || cost > float64(budget*countCostPerMillisecond) {
+			return estimate, false, nil, nil
+		}
 	}
 
 	var extra []string
@@ -1264,6 +1273,29 @@ func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLi
 		keys = pq.StringArray{}
 	}
 	return n, true, keys, nil
+}
+
+// explain is PostgreSQL's estimate of a search's matches and its price
+// (the plan's total cost), from the top node of its plan.
+func explain(ctx context.Context, d *sqlx.DB, sh shape, w *where) (estimate int64, cost float64, err error) {
+	parts := make([]string, len(sh.branches))
+	for i, b := range sh.branches {
+		parts[i] = w.sel(b, sh.key)
+	}
+	// The plan's first line is its top node, with the total cost and rows.
+	// Not FORMAT JSON: decoding the whole plan of a name search took 9 %
+	// of the server's time on a name word + state.
+	var top string
+	if err := queryRow(ctx, d, "EXPLAIN "+strings.Join(parts, " UNION ")).Scan(&top); err != nil {
+		return 0, 0, fmt.Errorf("search estimate: %w", err)
+	}
+	m := planTop.FindStringSubmatch(top)
+	if m == nil {
+		return 0, 0, fmt.Errorf("search estimate: unexpected plan %q", top)
+	}
+	cost, _ = strconv.ParseFloat(m[1], 64)
+	estimate, _ = strconv.ParseInt(m[2], 10, 64)
+	return estimate, cost, nil
 }
 
 // boundedCount is the count statement: the number of distinct keys of the

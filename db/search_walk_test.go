@@ -440,3 +440,49 @@ func storeWithCodes(t *testing.T, d *sqlx.DB) (*db.Store, *db.Codes) {
 	}
 	return store, codes
 }
+
+// TestPersonNameCount: a person search by name alone says the statistics'
+// estimate of a name past the count's limit, without counting it, and
+// counts one under the limit exactly (without asking PostgreSQL's price
+// first: TestCountUnpriced); with another filter, the count is priced
+// and exact as well.
+func TestPersonNameCount(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.persons (id, type, name, name_words)
+		SELECT 'zz-' || lpad(g::text, 5, '0'), 'NATURAL',
+			CASE WHEN g <= 30 THEN 'ZZRARO ZZCOMUM' ELSE 'ZZCOMUM' END,
+			CASE WHEN g <= 30 THEN '{zzraro,zzcomum}'::text[] ELSE '{zzcomum}' END
+		FROM generate_series(1, 3000) g`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.persons`)
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	common, ok := codes.PersonNamesEstimate([][]string{{"zzcomum"}})
+	if !ok || common <= 1000 {
+		t.Fatalf("zzcomum: estimate %d, %v; want past 1,000", common, ok)
+	}
+	for _, c := range []struct {
+		filters []db.Filter
+		count   int64
+		exact   bool
+	}{
+		{[]db.Filter{{Field: "name", Op: db.OpIn, Words: [][]string{{"zzcomum"}}}}, common, false},
+		{[]db.Filter{{Field: "name", Op: db.OpIn, Words: [][]string{{"zzraro"}}}}, 30, true},
+		{[]db.Filter{{Field: "name", Op: db.OpIn, Words: [][]string{{"zzraro", "zzcomum"}}}}, 30, true},
+		{[]db.Filter{{Field: "name", Op: db.OpIn, Words: [][]string{{"zzraro"}}},
+			{Field: "type", Op: db.OpIn, Texts: []string{"NATURAL"}}}, 30, true},
+	} {
+		p, err := store.SearchPersons(context.Background(), db.Search{Filters: c.filters, Snapshot: snapshot,
+			Limit: 10, CountLimit: 1000, CountBudget: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Count != c.count || p.Exact != c.exact || len(p.Keys) != 10 {
+			t.Errorf("%v: count %d exact %v, %d keys; want %d exact %v, 10 keys", c.filters, p.Count, p.Exact, len(p.Keys), c.count, c.exact)
+		}
+	}
+}
