@@ -87,9 +87,10 @@ func TestCommonAliasWords(t *testing.T) {
 }
 
 // TestNamesEstimate: a names.in's matches by the statistics: per value,
-// the product of its words' company frequencies times the companies and
-// the offices per company, plus its aliases the same way (a word not
-// listed among the aliases counts none), times the state's share.
+// the product of its words' company frequencies (a word not listed at
+// half the least) times the companies and the offices per company, plus
+// its aliases the same way (a word not listed among the aliases counts
+// none), times the state's share.
 func TestNamesEstimate(t *testing.T) {
 	codes := &Codes{
 		companyWords:      &wordStats{freq: map[string]float64{"paulo": 0.01, "comercio": 0.2}, least: 0.0003, rows: 806000},
@@ -108,7 +109,10 @@ func TestNamesEstimate(t *testing.T) {
 		{"a word in a state", [][]string{{"paulo"}}, "SP", 1814, true},
 		{"two words of one value", [][]string{{"paulo", "comercio"}}, "", 2015, true},
 		{"two values", [][]string{{"paulo"}, {"comercio"}}, "AC", 1068, true},
-		{"a word not listed", [][]string{{"paulo", "serpro"}}, "", 0, false},
+		// 806,000 × 0.01 × 0.00015 companies (half the least listed
+		// frequency) × 1.25, and no alias.
+		{"a word not listed", [][]string{{"paulo", "serpro"}}, "", 2, true},
+		{"a word not listed alone", [][]string{{"serpro"}}, "", 151, true},
 		{"a state not listed", [][]string{{"paulo"}}, "ZZ", 0, false},
 		{"no statistics", nil, "", 0, false},
 	} {
@@ -147,6 +151,28 @@ func TestPersonNamesEstimate(t *testing.T) {
 		got, ok := c.codes.PersonNamesEstimate(c.values)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: PersonNamesEstimate(%v) = %d, %v; want %d, %v", c.name, c.values, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestUnlistedCompanyWords: a names.in is counted whatever its estimate
+// when every value has a word the companies' statistics do not list.
+func TestUnlistedCompanyWords(t *testing.T) {
+	codes := &Codes{companyWords: &wordStats{freq: map[string]float64{"ltda": 0.35, "paulo": 0.01}, least: 0.0003, rows: 806000}}
+	for _, c := range []struct {
+		name     string
+		codes    *Codes
+		values   [][]string
+		unlisted bool
+	}{
+		{"a word not listed", codes, [][]string{{"serpro"}}, true},
+		{"a listed word with one not listed", codes, [][]string{{"ltda", "serpro"}}, true},
+		{"a listed word", codes, [][]string{{"paulo"}}, false},
+		{"one value of listed words", codes, [][]string{{"serpro"}, {"ltda", "paulo"}}, false},
+		{"no statistics", &Codes{}, [][]string{{"serpro"}}, false},
+	} {
+		if got := c.codes.UnlistedCompanyWords(c.values); got != c.unlisted {
+			t.Errorf("%s: UnlistedCompanyWords(%v) = %v, want %v", c.name, c.values, got, c.unlisted)
 		}
 	}
 }

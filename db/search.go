@@ -569,6 +569,10 @@ type shape struct {
 	// a count within the limit reads about as many rows as estimated,
 	// so count runs it without an EXPLAIN to price it first.
 	unpriced bool
+	// guessed: estimate rests on words the statistics do not list (the
+	// planner's guess for them), so an unpriced count runs whatever it
+	// says: it reads at most the limit plus one of each branch's matches.
+	guessed bool
 	// walkCompanies and walkAliases, when set, split the walk: the walk
 	// checks the company names alone (walkCompanies), and the aliases'
 	// branch (walkAliases) is collected, at most collectCap (see
@@ -704,8 +708,10 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
 			// A name alone: an estimate past the count's limit is said,
-			// and a count within it run, without an EXPLAIN (see count).
+			// and a count within it run, without an EXPLAIN (see count);
+			// a name of words too rare to be listed is counted.
 			sh.estimate, sh.unpriced = w.codes.NamesEstimate(w.names, "")
+			sh.guessed = w.codes.UnlistedCompanyWords(w.names)
 		}
 		if w.oneState != "" && !w.company && !w.simples && w.codes.StateWalkWords(w.names) {
 			// With one state, the state's offices in key order, each office's
@@ -1217,8 +1223,9 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // the matches (its planner, from the table statistics: no row is read),
 // unless the shape's estimate stands for it (unpriced: the same statistics,
 // read by the server, without the round trip); a search expected to have
-// more than q.CountLimit, or whose count PostgreSQL prices past
-// q.CountBudget (countCostPerMillisecond), says that estimate. One
+// more than q.CountLimit (unless that estimate is a guess: guessed), or
+// whose count PostgreSQL prices past q.CountBudget
+// (countCostPerMillisecond), says that estimate. One
 // expected to have fewer is counted exactly if that takes at most
 // q.CountBudget, and says the estimate if not; a count that finds more
 // than the limit says the limit plus one. Counting reads every match
@@ -1230,7 +1237,7 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // keys, the first pageLimit keys in order (non-nil only when exact), read
 // where live (a condition it adds; nil for none) holds.
 func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
-	if sh.estimate > 0 && (sh.uncounted || sh.estimate > int64(q.CountLimit)) {
+	if sh.estimate > 0 && (sh.uncounted || (sh.estimate > int64(q.CountLimit) && !(sh.unpriced && sh.guessed))) {
 		return sh.estimate, false, nil, nil
 	}
 	budget := max(q.CountBudget.Milliseconds(), 1)

@@ -486,3 +486,45 @@ func TestPersonNameCount(t *testing.T) {
 		}
 	}
 }
+
+// TestRareNameCounted: a name alone whose word the statistics do not list
+// is counted, though the planner's guess for such a word (half the least
+// listed frequency, at most 0.5 % of the companies) is past the count's
+// limit: 20 companies of 8,000 are 20 offices, not 40.
+func TestRareNameCounted(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.MustExec(t, d, `
+		INSERT INTO cnpj.companies (root, name, name_words)
+		SELECT r, 'EMPRESA ' || g, CASE WHEN g <= 20 THEN '{empresa,zzraro}'::text[] ELSE '{empresa}' END
+		FROM generate_series(1, 8000) g, lpad((90000000 + g)::text, 8, '0') r;
+		INSERT INTO cnpj.offices (tax_id, root, head) SELECT r || '000100', r, true
+		FROM generate_series(1, 8000) g, lpad((90000000 + g)::text, 8, '0') r;
+		ALTER TABLE cnpj.companies ALTER COLUMN name_words SET STATISTICS 1`)
+	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.companies, cnpj.offices`)
+	store := db.NewStore(d, db.StoreOptions{})
+	codes, err := store.Catalog.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rare := [][]string{{"zzraro"}}
+	est, ok := codes.NamesEstimate(rare, "")
+	if !ok || est <= 30 || !codes.UnlistedCompanyWords(rare) {
+		t.Fatalf("zzraro: estimate %d, %v, unlisted %v; want past 30, unlisted", est, ok, codes.UnlistedCompanyWords(rare))
+	}
+	for _, c := range []struct {
+		limit int
+		count int64
+		exact bool
+	}{{30, 20, true}, {10, max(est, 11), false}} {
+		p, err := store.SearchOffices(context.Background(), db.Search{Snapshot: snapshot,
+			Filters: []db.Filter{{Field: "names", Op: db.OpIn, Words: rare}},
+			Limit:   5, CountLimit: c.limit, CountBudget: time.Second, CollectBelow: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Count != c.count || p.Exact != c.exact {
+			t.Errorf("count limit %d: count %d exact %v, want %d exact %v", c.limit, p.Count, p.Exact, c.count, c.exact)
+		}
+	}
+}
