@@ -189,11 +189,23 @@ func (c *Codes) NamesEstimate(values [][]string, state string) (n int64, ok bool
 // companies' listed frequencies), where a company's name is usually a few;
 // false without statistics.
 func (c *Codes) UnlistedCompanyWords(values [][]string) bool {
-	if c.companyWords == nil || len(values) == 0 {
+	return c.companyWords.unlistedInEach(values)
+}
+
+// UnlistedPersonWords is UnlistedCompanyWords for a person search's
+// name.in, by the persons' name words' statistics.
+func (c *Codes) UnlistedPersonWords(values [][]string) bool {
+	return c.personNameWords.unlistedInEach(values)
+}
+
+// unlistedInEach reports whether every value has a word the statistics do
+// not list; false without statistics (s nil) or values.
+func (s *wordStats) unlistedInEach(values [][]string) bool {
+	if s == nil || len(values) == 0 {
 		return false
 	}
 	for _, words := range values {
-		if !slices.ContainsFunc(words, func(w string) bool { _, listed := c.companyWords.freq[w]; return !listed }) {
+		if !slices.ContainsFunc(words, func(w string) bool { _, listed := s.freq[w]; return !listed }) {
 			return false
 		}
 	}

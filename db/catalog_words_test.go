@@ -155,8 +155,9 @@ func TestPersonNamesEstimate(t *testing.T) {
 	}
 }
 
-// TestUnlistedCompanyWords: a names.in is counted whatever its estimate
-// when every value has a word the companies' statistics do not list.
+// TestUnlistedCompanyWords: a names.in (or a person's name.in) is counted
+// whatever its estimate when every value has a word the companies' (the
+// persons') statistics do not list.
 func TestUnlistedCompanyWords(t *testing.T) {
 	codes := &Codes{companyWords: &wordStats{freq: map[string]float64{"ltda": 0.35, "paulo": 0.01}, least: 0.0003, rows: 806000}}
 	for _, c := range []struct {
@@ -173,6 +174,10 @@ func TestUnlistedCompanyWords(t *testing.T) {
 	} {
 		if got := c.codes.UnlistedCompanyWords(c.values); got != c.unlisted {
 			t.Errorf("%s: UnlistedCompanyWords(%v) = %v, want %v", c.name, c.values, got, c.unlisted)
+		}
+		persons := &Codes{personNameWords: c.codes.companyWords}
+		if got := persons.UnlistedPersonWords(c.values); got != c.unlisted {
+			t.Errorf("%s: UnlistedPersonWords(%v) = %v, want %v", c.name, c.values, got, c.unlisted)
 		}
 	}
 }

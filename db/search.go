@@ -805,8 +805,10 @@ func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error)
 		if w.personIn != nil && w.filters == 1 {
 			// A name alone, read through the words' index (GIN, or
 			// person_words): its estimate past the count's limit is said,
-			// and a count within it run, without an EXPLAIN (see count).
+			// and a count within it run, without an EXPLAIN (see count);
+			// a name of words too rare to be listed is counted.
 			sh.estimate, sh.unpriced = w.codes.PersonNamesEstimate(w.personIn)
+			sh.guessed = w.codes.UnlistedPersonWords(w.personIn)
 		}
 		return sh
 	})
