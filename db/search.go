@@ -569,9 +569,10 @@ type shape struct {
 	// a count within the limit reads about as many rows as estimated,
 	// so count runs it without an EXPLAIN to price it first.
 	unpriced bool
-	// guessed: estimate rests on words the statistics do not list (the
-	// planner's guess for them), so an unpriced count runs whatever it
-	// says: it reads at most the limit plus one of each branch's matches.
+	// guessed (with unpriced): estimate rests on words the statistics do
+	// not list (the planner's guess for them), so the count runs whatever
+	// it says: it reads at most the limit plus one of each branch's
+	// matches.
 	guessed bool
 	// walkCompanies and walkAliases, when set, split the walk: the walk
 	// checks the company names alone (walkCompanies), and the aliases'
@@ -711,7 +712,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// and a count within it run, without an EXPLAIN (see count);
 			// a name of words too rare to be listed is counted.
 			sh.estimate, sh.unpriced = w.codes.NamesEstimate(w.names, "")
-			sh.guessed = w.codes.UnlistedCompanyWords(w.names)
+			sh.guessed = sh.unpriced && w.codes.UnlistedCompanyWords(w.names)
 		}
 		if w.oneState != "" && !w.company && !w.simples && w.codes.StateWalkWords(w.names) {
 			// With one state, the state's offices in key order, each office's
@@ -808,7 +809,7 @@ func (s *Store) SearchPersons(ctx context.Context, q Search) (SearchPage, error)
 			// and a count within it run, without an EXPLAIN (see count);
 			// a name of words too rare to be listed is counted.
 			sh.estimate, sh.unpriced = w.codes.PersonNamesEstimate(w.personIn)
-			sh.guessed = w.codes.UnlistedPersonWords(w.personIn)
+			sh.guessed = sh.unpriced && w.codes.UnlistedPersonWords(w.personIn)
 		}
 		return sh
 	})
@@ -1239,7 +1240,7 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // keys, the first pageLimit keys in order (non-nil only when exact), read
 // where live (a condition it adds; nil for none) holds.
 func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
-	if sh.estimate > 0 && (sh.uncounted || (sh.estimate > int64(q.CountLimit) && !(sh.unpriced && sh.guessed))) {
+	if sh.estimate > 0 && (sh.uncounted || (sh.estimate > int64(q.CountLimit) && !sh.guessed)) {
 		return sh.estimate, false, nil, nil
 	}
 	budget := max(q.CountBudget.Milliseconds(), 1)
