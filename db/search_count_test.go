@@ -85,23 +85,23 @@ func TestCountPricedPastTheBudget(t *testing.T) {
 }
 
 // TestCountUnpriced: a shape whose estimate is the statistics' (unpriced)
-// is counted without asking PostgreSQL's price: the branch of
-// TestCountPricedPastTheBudget, which PostgreSQL prices at 30,000 (past
-// what 20 ms buy), is run, and fails on its first row; past the limit,
+// is counted without asking PostgreSQL's price: a branch like
+// TestCountPricedPastTheBudget's, which PostgreSQL prices at 300,000 (past
+// what 200 ms buy), is run, and fails on its first row; past the limit,
 // the estimate is said and nothing runs.
 func TestCountUnpriced(t *testing.T) {
 	d := serverDB(t)
 	ctx := context.Background()
-	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 1000) a, generate_series(1, 1000) g", cond: "g / (g - g) + a = 1"}},
+	sh := shape{key: "g::text", branches: []branch{{from: "generate_series(1, 10000) a, generate_series(1, 1000) g", cond: "g / (g - g) + a = 1"}},
 		unpriced: true, estimate: 5}
-	q := Search{CountLimit: 10000, CountBudget: 20 * time.Millisecond}
+	q := Search{CountLimit: 100000, CountBudget: 200 * time.Millisecond}
 	if n, exact, _, err := count(ctx, d, q, sh, &where{}, 3, nil); err == nil || !strings.Contains(err.Error(), "division by zero") {
 		t.Fatalf("count %d exact %v err %v: want the count run, failing on division by zero", n, exact, err)
 	}
-	sh.estimate = 20000
+	sh.estimate = 200000
 	n, exact, keys, err := count(ctx, d, q, sh, &where{}, 3, nil)
-	if err != nil || n != 20000 || exact || keys != nil {
-		t.Fatalf("count %d exact %v keys %v err %v, want the estimate 20000, not exact, no keys, nothing run", n, exact, keys, err)
+	if err != nil || n != 200000 || exact || keys != nil {
+		t.Fatalf("count %d exact %v keys %v err %v, want the estimate 200000, not exact, no keys, nothing run", n, exact, keys, err)
 	}
 }
 
