@@ -24,7 +24,7 @@ const (
 SELECT o.state || o.tax_id AS state_tax_id, coalesce(c.name_sig, 0) AS name_sig, o.alias_sig
 FROM offices o LEFT JOIN companies c ON c.root = o.root
 WHERE o.state IS NOT NULL`
-	OfficeSignaturesIndexSQL = `CREATE UNIQUE INDEX office_signatures_state ON office_signatures (state_tax_id) INCLUDE (name_sig, alias_sig)`
+	OfficeSignaturesIndexSQL = `CREATE UNIQUE INDEX office_signatures_state ON office_signatures (state_tax_id) INCLUDE (name_sig, alias_sig) WITH (fillfactor = 100)`
 )
 
 // stateSignatures is the condition on office_signatures (as o) of the

@@ -702,6 +702,22 @@ func TestWordTables(t *testing.T) {
 	if !slices.Equal(targets, []int{1000, 1000}) {
 		t.Errorf("word statistics targets %v, want [1000 1000]", targets)
 	}
+	// A snapshot is never written after its import: every b-tree of it,
+	// the word tables' included, is packed full.
+	var loose []string
+	var btrees int
+	if err := d.Get(&btrees, `SELECT count(*) FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+		WHERE c.relnamespace = 'cnpj'::regnamespace AND c.relkind = 'i' AND a.amname = 'btree'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Select(&loose, `SELECT c.relname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+		WHERE c.relnamespace = 'cnpj'::regnamespace AND c.relkind = 'i' AND a.amname = 'btree'
+		  AND NOT coalesce(c.reloptions @> '{fillfactor=100}', false) ORDER BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	if btrees < 20 || len(loose) > 0 {
+		t.Errorf("%d b-trees in the snapshot; not packed full (fillfactor 100): %v", btrees, loose)
+	}
 }
 
 // TestVisibilityWarning: a transaction older than the import, still open

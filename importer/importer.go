@@ -378,8 +378,8 @@ ALTER TABLE office_words ALTER COLUMN word SET STATISTICS ` + wordStatistics,
 	personWordsSQL = `CREATE TABLE person_words AS SELECT w COLLATE "C" AS word, id FROM persons, unnest(name_words) w;
 ALTER TABLE person_words ALTER COLUMN word SET STATISTICS ` + wordStatistics
 	wordIndexesSQL = []string{
-		`CREATE INDEX office_words_word ON office_words (word, tax_id) INCLUDE (state)`,
-		`CREATE INDEX person_words_word ON person_words (word, id)`,
+		`CREATE INDEX office_words_word ON office_words (word, tax_id) INCLUDE (state) WITH (fillfactor = 100)`,
+		`CREATE INDEX person_words_word ON person_words (word, id) WITH (fillfactor = 100)`,
 	}
 )
 
@@ -822,7 +822,7 @@ func (r *run) exec(ctx context.Context, stmts ...string) error {
 	return nil
 }
 
-var primaryKey = regexp.MustCompile(`^CREATE UNIQUE INDEX \w+ ON (\w+) \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?$`)
+var primaryKey = regexp.MustCompile(`^CREATE UNIQUE INDEX \w+ ON (\w+) \(([\w, ]+)\)(?: INCLUDE \([\w, ]+\))?(?: WITH \([\w =]+\))?$`)
 
 // dedupe deletes all but the last row of each duplicated key and records
 // how many went, as rejected rows of the table named as.

@@ -100,10 +100,10 @@ CREATE TABLE simples_periods (
 
 -- Code tables, as the dump delivers them (activity and municipality codes
 -- COLLATE "C" as the offices' columns that join them).
-CREATE TABLE activities     (code text COLLATE "C" PRIMARY KEY, text text);
-CREATE TABLE natures        (code text PRIMARY KEY, text text);
-CREATE TABLE reasons        (code text PRIMARY KEY, text text);
-CREATE TABLE roles          (code text PRIMARY KEY, text text);
-CREATE TABLE countries      (code text PRIMARY KEY, text text, m49 integer);
-CREATE TABLE municipalities (code text COLLATE "C" PRIMARY KEY, text text, ibge integer, state text);
+CREATE TABLE activities     (code text COLLATE "C" PRIMARY KEY WITH (fillfactor = 100), text text);
+CREATE TABLE natures        (code text PRIMARY KEY WITH (fillfactor = 100), text text);
+CREATE TABLE reasons        (code text PRIMARY KEY WITH (fillfactor = 100), text text);
+CREATE TABLE roles          (code text PRIMARY KEY WITH (fillfactor = 100), text text);
+CREATE TABLE countries      (code text PRIMARY KEY WITH (fillfactor = 100), text text, m49 integer);
+CREATE TABLE municipalities (code text COLLATE "C" PRIMARY KEY WITH (fillfactor = 100), text text, ibge integer, state text);
 
