@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -146,30 +147,39 @@ var errMembers = errors.New("read a company's members: malformed array")
 
 // decodeMembers reads a company's members array (PostgreSQL's text form of
 // a two-dimensional text array, as lib/pq hands it over) into member rows
-// of root, in dump order. NULL (nil or empty) is no member.
+// of root, in dump order. NULL (nil or empty) is no member. The array is
+// made one string, whose substrings are the elements, and each member's
+// fields one array that its pointers point into: two allocations a member
+// fewer than a string and a pointer for each of its 17 fields.
 func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	p := arrayParser{b: b}
+	p := arrayParser{s: string(b)}
 	if !p.take('{') {
 		return nil, errMembers
 	}
-	var rows []MemberRow
+	// A capacity, not a count: a name may hold "},{".
+	rows := make([]MemberRow, 0, strings.Count(p.s, "},{")+1)
 	var f [memberFieldCount]*string
 	for {
 		if !p.take('{') {
 			return nil, errMembers
 		}
+		vals := new([memberFieldCount]string)
 		for i := range f {
 			if i > 0 && !p.take(',') {
 				return nil, errMembers
 			}
-			v, ok := p.element()
+			v, null, ok := p.element()
 			if !ok {
 				return nil, errMembers
 			}
-			f[i] = v
+			f[i] = nil
+			if !null {
+				vals[i] = v
+				f[i] = &vals[i]
+			}
 		}
 		if !p.take('}') {
 			return nil, errMembers
@@ -186,7 +196,7 @@ func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 			return nil, errMembers
 		}
 	}
-	if p.i != len(p.b) {
+	if p.i != len(p.s) {
 		return nil, errMembers
 	}
 	return rows, nil
@@ -221,51 +231,50 @@ func memberRowOf(root string, f *[memberFieldCount]*string) (MemberRow, error) {
 // is "NULL", or holds a brace, comma, quote, backslash or white space,
 // with quotes and backslashes escaped by a backslash inside the quotes.
 type arrayParser struct {
-	b []byte
+	s string
 	i int
 }
 
 // take consumes c if it comes next.
 func (p *arrayParser) take(c byte) bool {
-	if p.i < len(p.b) && p.b[p.i] == c {
+	if p.i < len(p.s) && p.s[p.i] == c {
 		p.i++
 		return true
 	}
 	return false
 }
 
-// element reads one element: nil for NULL.
-func (p *arrayParser) element() (*string, bool) {
-	if p.i >= len(p.b) {
-		return nil, false
+// element reads one element; null for NULL, and ok false for no element.
+// An element without escapes is a substring of p.s.
+func (p *arrayParser) element() (v string, null, ok bool) {
+	if p.i >= len(p.s) {
+		return "", false, false
 	}
-	if p.b[p.i] != '"' {
+	if p.s[p.i] != '"' {
 		start := p.i
-		for p.i < len(p.b) && p.b[p.i] != ',' && p.b[p.i] != '}' {
+		for p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != '}' {
 			p.i++
 		}
-		v := string(p.b[start:p.i])
-		if v == "" {
-			return nil, false
+		switch v = p.s[start:p.i]; v {
+		case "":
+			return "", false, false
+		case "NULL":
+			return "", true, true
 		}
-		if v == "NULL" {
-			return nil, true
-		}
-		return &v, true
+		return v, false, true
 	}
 	p.i++ // the opening quote
 	start, escaped := p.i, false
-	for ; p.i < len(p.b); p.i++ {
-		switch p.b[p.i] {
+	for ; p.i < len(p.s); p.i++ {
+		switch p.s[p.i] {
 		case '\\':
 			escaped = true
 			p.i++
 		case '"':
-			v := p.b[start:p.i]
+			v = p.s[start:p.i]
 			p.i++
 			if !escaped {
-				s := string(v)
-				return &s, true
+				return v, false, true
 			}
 			out := make([]byte, 0, len(v))
 			for j := 0; j < len(v); j++ {
@@ -274,9 +283,8 @@ func (p *arrayParser) element() (*string, bool) {
 				}
 				out = append(out, v[j])
 			}
-			s := string(out)
-			return &s, true
+			return string(out), false, true
 		}
 	}
-	return nil, false
+	return "", false, false
 }
