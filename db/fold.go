@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -147,39 +146,30 @@ var errMembers = errors.New("read a company's members: malformed array")
 
 // decodeMembers reads a company's members array (PostgreSQL's text form of
 // a two-dimensional text array, as lib/pq hands it over) into member rows
-// of root, in dump order. NULL (nil or empty) is no member. The array is
-// made one string, whose substrings are the elements, and each member's
-// fields one array that its pointers point into: two allocations a member
-// fewer than a string and a pointer for each of its 17 fields.
+// of root, in dump order. NULL (nil or empty) is no member.
 func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	p := arrayParser{s: string(b)}
+	p := arrayParser{b: b}
 	if !p.take('{') {
 		return nil, errMembers
 	}
-	// A capacity, not a count: a name may hold "},{".
-	rows := make([]MemberRow, 0, strings.Count(p.s, "},{")+1)
+	var rows []MemberRow
 	var f [memberFieldCount]*string
 	for {
 		if !p.take('{') {
 			return nil, errMembers
 		}
-		vals := new([memberFieldCount]string)
 		for i := range f {
 			if i > 0 && !p.take(',') {
 				return nil, errMembers
 			}
-			v, null, ok := p.element()
+			v, ok := p.element()
 			if !ok {
 				return nil, errMembers
 			}
-			f[i] = nil
-			if !null {
-				vals[i] = v
-				f[i] = &vals[i]
-			}
+			f[i] = v
 		}
 		if !p.take('}') {
 			return nil, errMembers
@@ -196,7 +186,7 @@ func decodeMembers(root string, b []byte) ([]MemberRow, error) {
 			return nil, errMembers
 		}
 	}
-	if p.i != len(p.s) {
+	if p.i != len(p.b) {
 		return nil, errMembers
 	}
 	return rows, nil
@@ -231,50 +221,51 @@ func memberRowOf(root string, f *[memberFieldCount]*string) (MemberRow, error) {
 // is "NULL", or holds a brace, comma, quote, backslash or white space,
 // with quotes and backslashes escaped by a backslash inside the quotes.
 type arrayParser struct {
-	s string
+	b []byte
 	i int
 }
 
 // take consumes c if it comes next.
 func (p *arrayParser) take(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
+	if p.i < len(p.b) && p.b[p.i] == c {
 		p.i++
 		return true
 	}
 	return false
 }
 
-// element reads one element; null for NULL, and ok false for no element.
-// An element without escapes is a substring of p.s.
-func (p *arrayParser) element() (v string, null, ok bool) {
-	if p.i >= len(p.s) {
-		return "", false, false
+// element reads one element: nil for NULL.
+func (p *arrayParser) element() (*string, bool) {
+	if p.i >= len(p.b) {
+		return nil, false
 	}
-	if p.s[p.i] != '"' {
+	if p.b[p.i] != '"' {
 		start := p.i
-		for p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != '}' {
+		for p.i < len(p.b) && p.b[p.i] != ',' && p.b[p.i] != '}' {
 			p.i++
 		}
-		switch v = p.s[start:p.i]; v {
-		case "":
-			return "", false, false
-		case "NULL":
-			return "", true, true
+		v := string(p.b[start:p.i])
+		if v == "" {
+			return nil, false
 		}
-		return v, false, true
+		if v == "NULL" {
+			return nil, true
+		}
+		return &v, true
 	}
 	p.i++ // the opening quote
 	start, escaped := p.i, false
-	for ; p.i < len(p.s); p.i++ {
-		switch p.s[p.i] {
+	for ; p.i < len(p.b); p.i++ {
+		switch p.b[p.i] {
 		case '\\':
 			escaped = true
 			p.i++
 		case '"':
-			v = p.s[start:p.i]
+			v := p.b[start:p.i]
 			p.i++
 			if !escaped {
-				return v, false, true
+				s := string(v)
+				return &s, true
 			}
 			out := make([]byte, 0, len(v))
 			for j := 0; j < len(v); j++ {
@@ -283,8 +274,9 @@ func (p *arrayParser) element() (v string, null, ok bool) {
 				}
 				out = append(out, v[j])
 			}
-			return string(out), false, true
+			s := string(out)
+			return &s, true
 		}
 	}
-	return "", false, false
+	return nil, false
 }

@@ -125,20 +125,6 @@ func TestDecodeMembersRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeMembersAllocations: a member costs the array of its fields
-// and its date, not a string and a pointer a field; the array one string
-// and the rows one slice.
-func TestDecodeMembersAllocations(t *testing.T) {
-	one := `{a,2020-01-01,c,d,e,f,g,h,i,j,k,l,m,n,o,7,1}`
-	b := []byte("{" + strings.Repeat(one+",", 9) + one + "}")
-	if rows, err := db.DecodeMembers("r", b); err != nil || len(rows) != 10 {
-		t.Fatalf("%d rows, %v", len(rows), err)
-	}
-	if n := testing.AllocsPerRun(50, func() { _, _ = db.DecodeMembers("r", b) }); n > 2+2*10 {
-		t.Errorf("%v allocations for 10 members, want at most 22", n)
-	}
-}
-
 // FuzzDecodeMembers: any bytes decode or fail without panicking, and a
 // decoded array has whole members.
 func FuzzDecodeMembers(f *testing.F) {

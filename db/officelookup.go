@@ -148,7 +148,7 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLooku
 	)
 	dest := append(office.appendDest(make([]any, 0, officeColumnCount+2)), &memberArr)
 	// The office's key columns are null when the snapshot lacks it.
-	dest[0], dest[1], dest[2] = nullString{&taxIDs}, nullString{&root}, nullBool{&head}
+	dest[0], dest[1], dest[2] = &taxIDs, &root, &head
 	if overlay {
 		dest = append(dest, &records)
 	}

@@ -99,29 +99,25 @@ const companyColumnCount, officeColumnCount = 10, 23 + 10
 func (c *CompanyRow) dest() []any { return c.appendDest(make([]any, 0, companyColumnCount)) }
 
 func (c *CompanyRow) appendDest(d []any) []any {
-	return append(d, nullString{&c.CompanyRoot}, nullString{&c.Name}, nullString{&c.Nature}, nullString{&c.Equity},
-		nullString{&c.Size}, nullString{&c.Jurisdiction},
-		nullBool{&c.SimplesOptant}, nullTime{&c.SimplesSince}, nullBool{&c.SimeiOptant}, nullTime{&c.SimeiSince})
+	return append(d, &c.CompanyRoot, &c.Name, &c.Nature, &c.Equity, &c.Size, &c.Jurisdiction,
+		&c.SimplesOptant, &c.SimplesSince, &c.SimeiOptant, &c.SimeiSince)
 }
 
 func (r *OfficeRow) dest() []any { return r.appendDest(make([]any, 0, officeColumnCount)) }
 
 func (r *OfficeRow) appendDest(d []any) []any {
-	d = append(d, &r.TaxID, &r.Root, &r.Head, nullString{&r.Alias}, nullString{&r.Status}, nullTime{&r.StatusDate},
-		nullString{&r.Reason}, nullString{&r.CityAbroad}, nullString{&r.Country}, nullTime{&r.Founded},
-		nullString{&r.MainActivity}, &r.SideActivities, nullString{&r.Street}, nullString{&r.Number},
-		nullString{&r.Details}, nullString{&r.District}, nullString{&r.Zip}, nullString{&r.State},
-		nullString{&r.Municipality}, &r.Phones, nullString{&r.Email}, nullString{&r.Special}, nullTime{&r.SpecialDate})
+	d = append(d, &r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Status, &r.StatusDate, &r.Reason, &r.CityAbroad,
+		&r.Country, &r.Founded, &r.MainActivity, &r.SideActivities, &r.Street, &r.Number, &r.Details, &r.District,
+		&r.Zip, &r.State, &r.Municipality, &r.Phones, &r.Email, &r.Special, &r.SpecialDate)
 	return r.CompanyRow.appendDest(d)
 }
 
 func (r *OfficeSummaryRow) dest() []any {
-	return []any{&r.TaxID, &r.Root, &r.Head, nullString{&r.Alias}, nullTime{&r.Founded}, nullString{&r.Status},
-		nullTime{&r.StatusDate}, nullString{&r.Reason}, nullString{&r.MainActivity}}
+	return []any{&r.TaxID, &r.Root, &r.Head, &r.Alias, &r.Founded, &r.Status, &r.StatusDate, &r.Reason, &r.MainActivity}
 }
 
 func (r *MembershipRow) dest() []any {
-	d := append(make([]any, 0, 4+companyColumnCount), &r.PersonID, &r.Root, nullString{&r.Role}, nullTime{&r.Since})
+	d := append(make([]any, 0, 4+companyColumnCount), &r.PersonID, &r.Root, &r.Role, &r.Since)
 	return r.appendDest(d) // the company's columns
 }
 
