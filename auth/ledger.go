@@ -19,20 +19,28 @@ type usageRow struct {
 	at      time.Time
 }
 
-// ledger writes usage rows in batches off the request path: requests hand
-// rows to a buffered channel; a writer inserts them every interval, when a
-// batch is full, and on flush or close. A full buffer makes the request
-// write its own row: slower, never lost.
+// ledger writes usage rows in batches off the request path: a request
+// appends its row to a slice under a mutex, and a writer inserts the rows
+// every interval, as soon as a batch is full, and on flush or close. A
+// request wakes nobody (a channel send would ready the writer's goroutine
+// for every row, a thread woken and put back to sleep per request). A full
+// buffer makes requests wait for the writer, and past ledgerWait write
+// their own rows: slower, never lost.
 type ledger struct {
 	db       *sqlx.DB
 	write    func(context.Context, []usageRow) error // copyRows; tests swap it
 	interval time.Duration
+	buffer   int
 	log      *slog.Logger
 
-	mu      sync.RWMutex // guards closed against sends on a closed channel
+	mu      sync.Mutex
 	closed  bool
-	rows    chan usageRow
+	pending []usageRow    // handed in, not yet taken by the writer
+	room    chan struct{} // closed when the writer takes pending
+	full    chan struct{} // (1 slot) a batch is ready: write before the tick
+
 	flushes chan chan error
+	stop    chan struct{}
 	done    chan struct{}
 	// closeErr is the last write's outcome, read after done is closed.
 	closeErr error
@@ -49,8 +57,9 @@ const (
 )
 
 func newLedger(d *sqlx.DB, interval time.Duration, buffer int, log *slog.Logger, write func(context.Context, []usageRow) error) *ledger {
-	l := &ledger{db: d, interval: interval, log: log, write: write,
-		rows: make(chan usageRow, buffer), flushes: make(chan chan error), done: make(chan struct{})}
+	l := &ledger{db: d, interval: interval, buffer: buffer, log: log, write: write,
+		room: make(chan struct{}), full: make(chan struct{}, 1),
+		flushes: make(chan chan error), stop: make(chan struct{}), done: make(chan struct{})}
 	if l.write == nil {
 		l.write = l.copyRows
 	}
@@ -59,26 +68,47 @@ func newLedger(d *sqlx.DB, interval time.Duration, buffer int, log *slog.Logger,
 }
 
 func (l *ledger) record(row usageRow) {
-	l.mu.RLock()
-	if !l.closed {
-		select {
-		case l.rows <- row:
-			l.mu.RUnlock()
-			return
-		default:
-		}
+	var deadline *time.Timer
+	l.mu.Lock()
+	for !l.closed && len(l.pending) >= l.buffer {
 		// The buffer is full: wait for the writer (back-pressure; a batch
 		// is far cheaper than a row), but not forever if it is stuck.
-		t := time.NewTimer(ledgerWait)
-		select {
-		case l.rows <- row:
-			t.Stop()
-			l.mu.RUnlock()
-			return
-		case <-t.C:
+		room := l.room
+		l.mu.Unlock()
+		l.wakeWriter()
+		if deadline == nil {
+			deadline = time.NewTimer(ledgerWait)
+			defer deadline.Stop()
 		}
+		select {
+		case <-room:
+		case <-deadline.C:
+			l.writeOwn(row)
+			return
+		}
+		l.mu.Lock()
 	}
-	l.mu.RUnlock()
+	if l.closed {
+		l.mu.Unlock()
+		l.writeOwn(row)
+		return
+	}
+	l.pending = append(l.pending, row)
+	n := len(l.pending)
+	l.mu.Unlock()
+	if n == ledgerBatch || n == l.buffer {
+		l.wakeWriter()
+	}
+}
+
+func (l *ledger) wakeWriter() {
+	select {
+	case l.full <- struct{}{}:
+	default:
+	}
+}
+
+func (l *ledger) writeOwn(row usageRow) {
 	if err := l.write(context.Background(), []usageRow{row}); err != nil {
 		l.log.Error("auth: usage ledger: row lost", "account", row.account, "route", row.route, "err", err)
 	}
@@ -89,7 +119,17 @@ func (l *ledger) run() {
 	tick := time.NewTicker(l.interval)
 	defer tick.Stop()
 	var batch []usageRow
+	// take moves the pending rows into batch and makes room for more.
+	take := func() {
+		l.mu.Lock()
+		batch = append(batch, l.pending...)
+		l.pending = l.pending[:0]
+		close(l.room)
+		l.room = make(chan struct{})
+		l.mu.Unlock()
+	}
 	writeBatch := func() error {
+		take()
 		if len(batch) == 0 {
 			return nil
 		}
@@ -105,33 +145,15 @@ func (l *ledger) run() {
 		batch = batch[:0]
 		return nil
 	}
-	drain := func() {
-		for {
-			select {
-			case row, ok := <-l.rows:
-				if !ok {
-					return
-				}
-				batch = append(batch, row)
-			default:
-				return
-			}
-		}
-	}
 	for {
 		select {
-		case row, ok := <-l.rows:
-			if !ok {
-				l.closeErr = writeBatch()
-				return
-			}
-			batch = append(batch, row)
-			if len(batch) >= ledgerBatch {
-				_ = writeBatch()
-			}
+		case <-l.stop:
+			l.closeErr = writeBatch()
+			return
 		case reply := <-l.flushes:
-			drain()
 			reply <- writeBatch()
+		case <-l.full:
+			_ = writeBatch()
 		case <-tick.C:
 			_ = writeBatch()
 		}
@@ -155,13 +177,16 @@ func (l *ledger) flush(ctx context.Context) error {
 	}
 }
 
+// close writes the pending rows; rows recorded afterwards are written by
+// their requests.
 func (l *ledger) close() error {
 	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.rows)
-	}
+	first := !l.closed
+	l.closed = true
 	l.mu.Unlock()
+	if first {
+		close(l.stop)
+	}
 	<-l.done
 	return l.closeErr
 }
