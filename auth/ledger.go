@@ -96,7 +96,7 @@ func (l *ledger) record(row usageRow) {
 	l.pending = append(l.pending, row)
 	n := len(l.pending)
 	l.mu.Unlock()
-	if n == ledgerBatch || n == l.buffer {
+	if n == min(ledgerBatch, l.buffer) { // a batch is ready
 		l.wakeWriter()
 	}
 }

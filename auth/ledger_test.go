@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -41,7 +40,7 @@ func (s *rowSink) counts() (rows, writes int) {
 func TestLedgerBatches(t *testing.T) {
 	t.Parallel()
 	sink := &rowSink{wrote: make(chan struct{}, 1)}
-	l := newLedger(nil, time.Hour, 8192, slog.New(slog.NewTextHandler(io.Discard, nil)), sink.write)
+	l := newLedger(nil, time.Hour, 8192, slog.New(slog.DiscardHandler), sink.write)
 	row := usageRow{account: 1, route: "/office/{taxId}", cost: 1, status: 200, at: time.Now()}
 
 	for range ledgerBatch - 1 {
