@@ -35,6 +35,9 @@ type Codes struct {
 	// signaturePairs: they are keyed by (state, tax_id), as imported
 	// before 2026-11-28, not by state_tax_id (stateSignatures).
 	signatures, signaturePairs bool
+	// officeLookups: the snapshot has office_lookups (every import since
+	// they were added has); an office lookup reads its one row.
+	officeLookups bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
 	// index alone; a name alone walks them so.
@@ -419,6 +422,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.personWords, err = hasLiveTable(ctx, tx, "person_words"); err != nil {
+		return nil, err
+	}
+	if codes.officeLookups, err = hasLiveTable(ctx, tx, "office_lookups"); err != nil {
 		return nil, err
 	}
 	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/model"
@@ -12,26 +13,71 @@ import (
 )
 
 // The office lookup of one tax id in one statement (one round trip) that
-// reads two rows: the office and its company, whose row holds the
-// company's Simples and its members with their persons (db/fold.go), and,
-// when asked, the overlay's records of the tax id. A batch of lookups
-// (GraphQL's) goes through the loaders instead.
+// reads one row: the office's row of office_lookups, which holds its
+// company's columns and members beside its own (the company's row holds its
+// Simples and its members with their persons, db/fold.go), and, when asked,
+// the overlay's records of the tax id. A snapshot imported before
+// office_lookups existed is read as two rows, the office joined to its
+// company. A batch of lookups (GraphQL's) goes through the loaders instead.
+//
+// One row, not two: the company's probe (its key's index and its row) is
+// a second pair of pages to find, most of them outside PostgreSQL's
+// buffers on a registry this size. pgbench at 32 clients on the 1M bench
+// dump: the join 17,000-17,800 statements/s, the one row 21,800-22,800,
+// a plain read of an office by key 22,500-25,300; through the service,
+// interleaved, office lookups +18 % at 32 connections and +7 % at 1
+// (docs/benchmarks.md, "One row an office lookup").
 
-// officeLookupSQL are the statements without and with the overlay's records.
-var officeLookupSQL = func() (v [2]string) {
-	columns, joins := officeWithMembers()
-	v[0] = `SELECT ` + columns + `
-FROM ` + LiveSchema + `.offices o` + joins + `
+// officeLookupSQL are the statements without and with the overlay's
+// records, from office_lookups ([0], [1]) and by the join ([2], [3]).
+var officeLookupSQL = func() (v [4]string) {
+	joined, joins := officeWithMembers()
+	one := officeLookupsColumns("o")
+	for i, from := range []struct{ columns, office, joins string }{
+		{one, LiveSchema + ".office_lookups o", ""},
+		{joined, LiveSchema + ".offices o", joins},
+	} {
+		v[2*i] = `SELECT ` + from.columns + `
+FROM ` + from.office + from.joins + `
 WHERE o.tax_id = $1`
-	// Driven by the tax id, so that a record fetched online for an office
-	// the snapshot lacks is read too.
-	v[1] = `SELECT ` + columns + `,
+		// Driven by the tax id, so that a record fetched online for an
+		// office the snapshot lacks is read too.
+		v[2*i+1] = `SELECT ` + from.columns + `,
 	(SELECT json_agg(json_build_object('portal', r.portal, 'updated', r.updated, 'body', r.body))
 	 FROM overlay_records r WHERE r.tax_id = $1)
 FROM (SELECT $1::text COLLATE "C" AS tax_id) k
-LEFT JOIN ` + LiveSchema + `.offices o ON o.tax_id = k.tax_id` + joins
+LEFT JOIN ` + from.office + ` ON o.tax_id = k.tax_id` + from.joins
+	}
 	return v
 }()
+
+// OfficeLookupsSQL derives office_lookups in the import, after the fold
+// (the companies' rows) and the offices' key (which drops a duplicated
+// establishment): each office with its company's columns and members, as
+// the office lookup reads them (officeWithMembers).
+var OfficeLookupsSQL = func() string {
+	columns, _ := officeWithMembers()
+	return `CREATE TABLE office_lookups AS
+SELECT ` + columns + `
+FROM offices o LEFT JOIN companies c ON c.root = o.root`
+}()
+
+// OfficeLookupsIndexSQL is office_lookups' key.
+const OfficeLookupsIndexSQL = `CREATE UNIQUE INDEX office_lookups_pkey ON office_lookups (tax_id) WITH (fillfactor = 100)`
+
+// officeLookupsColumns are officeWithMembers' columns as office_lookups
+// names them (each one's alias, or its name), of the table as alias.
+func officeLookupsColumns(alias string) string {
+	columns, _ := officeWithMembers()
+	var names []string
+	for _, c := range strings.Split(columns, ",") {
+		f := strings.Fields(c)
+		name := f[len(f)-1]
+		name = name[strings.LastIndex(name, ".")+1:]
+		names = append(names, alias+"."+name)
+	}
+	return strings.Join(names, ", ")
+}
 
 // officeWithMembers are the columns and joins of an office (o) with its
 // company and the company's members array.
@@ -129,8 +175,14 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLooku
 		return OfficeLookup{}, err
 	}
 	query := officeLookupSQL[0]
+	if !codes.officeLookups {
+		query = officeLookupSQL[2]
+	}
 	if overlay {
 		query = officeLookupSQL[1]
+		if !codes.officeLookups {
+			query = officeLookupSQL[3]
+		}
 	}
 	rs, err := s.Q.QueryxContext(ctx, query, taxID)
 	if err != nil {

@@ -142,6 +142,7 @@ func TestNoMembersOneStatement(t *testing.T) {
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, status, status_date, reason, founded, main_activity,
 		side_activities, street, number, district, zip, state, municipality, phones)
 		VALUES ($1,$2,true,'02','2010-01-01','00','2010-01-01','6204000','{}','RUA A','1','CENTRO','70000000','DF','9701','{}')`, taxID, root)
+	dbtest.Fold(t, d)
 	s := serverOver(t, d, serverOptions{})
 	q := `query($t: String!) { office(taxId: $t) { taxId company { name members { role { id } } } } }`
 	s.post(t, q, map[string]any{"t": dbtest.SerproBranch}).ok(t) // code tables and prepared statements

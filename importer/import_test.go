@@ -839,6 +839,43 @@ func TestSignatures(t *testing.T) {
 	}
 }
 
+// TestOfficeLookups: an import writes office_lookups, one row per office
+// holding the office's columns and its company's as the office lookup's
+// join reads them (a company-less office with nulls), keyed by tax id and
+// all-visible.
+func TestOfficeLookups(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := generated(t, generator.Options{Companies: 300, Seed: 7})
+	mustImport(t, d, importer.Options{Paths: []string{dir}})
+	joined := `SELECT o.*, c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
+		c.simples_optant, c.simples_since, c.simei_optant, c.simei_since, c.members
+		FROM cnpj.offices o LEFT JOIN cnpj.companies c ON c.root = o.root`
+	columns := `l.tax_id, l.root, l.head, l.alias, l.status, l.status_date, l.reason, l.city_abroad, l.country, l.founded,
+		l.main_activity, l.side_activities, l.street, l.number, l.details, l.district, l.zip, l.state, l.municipality,
+		l.phones, l.email, l.special, l.special_date, l.company_root, l.name, l.nature, l.equity, l.size,
+		l.jurisdiction, l.simples_optant, l.simples_since, l.simei_optant, l.simei_since, l.members`
+	var offices, lookups, differ, members int
+	if err := d.QueryRow(`SELECT (SELECT count(*) FROM cnpj.offices), (SELECT count(*) FROM cnpj.office_lookups),
+		(SELECT count(*) FROM (SELECT `+strings.ReplaceAll(columns, "l.", "j.")+` FROM (`+joined+`) j
+			EXCEPT SELECT `+columns+` FROM cnpj.office_lookups l) x),
+		(SELECT count(*) FROM cnpj.office_lookups WHERE members IS NOT NULL)`).Scan(&offices, &lookups, &differ, &members); err != nil {
+		t.Fatal(err)
+	}
+	if offices == 0 || lookups != offices || differ != 0 || members == 0 {
+		t.Errorf("offices %d, office_lookups %d, of which %d differ from the join and %d hold members", offices, lookups, differ, members)
+	}
+	for _, q := range []string{
+		`SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE oid = 'cnpj.office_lookups'::regclass`,
+		`SELECT indisunique FROM pg_index WHERE indexrelid = 'cnpj.office_lookups_pkey'::regclass`,
+	} {
+		var ok bool
+		if err := d.Get(&ok, q); err != nil || !ok {
+			t.Errorf("office lookups (%v): %s", err, q)
+		}
+	}
+}
+
 // TestSideActivitiesAsWritten: a side-activity list is kept item by item
 // whatever its items hold (the dump's own text, spaces and empty items
 // aside): an item that PostgreSQL's array syntax would read otherwise

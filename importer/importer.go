@@ -270,7 +270,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			r.prog.printf("building the word tables of name search, as the live snapshot has them")
 		}
 	}
-	tables := append(slices.Clone(snapshotTables), "office_signatures")
+	tables := append(slices.Clone(snapshotTables), "office_signatures", "office_lookups")
 	if wordTables {
 		tables = append(tables, "office_words", "person_words")
 	}
@@ -576,6 +576,7 @@ var buildCosts = map[string]float64{
 	"periods":                    1.2,
 	"fold":                       3.6, // its companies_pkey included
 	"office signatures":          1.5,
+	"office lookups":             1.9,
 	"office words":               3.0,
 	"companies_pkey":             0.4,
 	"offices_pkey":               0.31,
@@ -586,6 +587,7 @@ var buildCosts = map[string]float64{
 	"person_words_word":          2.2,
 	"offices_state":              2.0,
 	"office_signatures_state":    0.5,
+	"office_lookups_pkey":        0.6,
 	"companies_name_words":       1.8,
 	"offices_root":               1.1,
 	"offices_municipality":       0.95,
@@ -647,14 +649,16 @@ func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
 		// After the offices' key too: a dump's duplicated establishment is
 		// dropped when that key is built, and the signatures' is unique.
 		sql("office signatures", []string{"fold", "offices_pkey"}, db.OfficeSignaturesSQL),
+		sql("office lookups", []string{"fold", "offices_pkey"}, db.OfficeLookupsSQL),
 	}
 	if wordTables {
 		tasks = append(tasks, sql("office words", []string{"fold"}, wordTablesSQL...))
 	}
 	// The tables the load does not write, by the task that does.
 	writer := map[string]string{"companies": "fold", "persons": "persons", "person_words": "persons",
-		"simples_periods": "periods", "office_signatures": "office signatures", "office_words": "office words"}
-	for _, s := range append(indexes, db.OfficeSignaturesIndexSQL) {
+		"simples_periods": "periods", "office_signatures": "office signatures", "office_words": "office words",
+		"office_lookups": "office lookups"}
+	for _, s := range append(indexes, db.OfficeSignaturesIndexSQL, db.OfficeLookupsIndexSQL) {
 		name := builtName(s)
 		if name == "companies_pkey" {
 			continue // built by the fold, which may have to fold again

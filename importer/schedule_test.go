@@ -36,7 +36,8 @@ func TestTasks(t *testing.T) {
 			t.Errorf("word tables %v: tasks %v", words, slices.Collect(maps.Keys(byName)))
 		}
 		for name, needs := range map[string]string{"companies_name_words": "fold", "persons_name_words": "persons",
-			"office_signatures_state": "office signatures", "simples_periods_pkey": "periods", "office signatures": "offices_pkey"} {
+			"office_signatures_state": "office signatures", "simples_periods_pkey": "periods", "office signatures": "offices_pkey",
+			"office_lookups_pkey": "office lookups", "office lookups": "offices_pkey"} {
 			if !slices.Contains(byName[name].needs, needs) {
 				t.Errorf("%s needs %v, not %s", name, byName[name].needs, needs)
 			}

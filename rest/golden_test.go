@@ -424,3 +424,45 @@ func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
 		t.Fatalf("after a new snapshot the company answer is %v", got)
 	}
 }
+
+// TestOfficeLookupWithoutItsTable: a snapshot imported before
+// office_lookups existed (an upgrade over an earlier import) answers every
+// office lookup as one with the table does, by the join.
+func TestOfficeLookupWithoutItsTable(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
+	s := &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
+	var taxIDs []string
+	if err := d.Select(&taxIDs, `SELECT tax_id FROM cnpj.offices ORDER BY tax_id`); err != nil || len(taxIDs) == 0 {
+		t.Fatalf("offices %v: %v", taxIDs, err)
+	}
+	answers := func() map[string]string {
+		out := map[string]string{}
+		for _, id := range taxIDs {
+			for _, q := range []string{"", "?simples=true&simplesHistory=true"} {
+				r := s.get(t, "/office/"+id+q)
+				if r.status != 200 {
+					t.Fatalf("/office/%s%s: %d %s", id, q, r.status, r.body)
+				}
+				out[id+q] = string(r.body)
+			}
+		}
+		return out
+	}
+	with := answers()
+	dbtest.MustExec(t, d, `DROP TABLE cnpj.office_lookups`)
+	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
+	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
+		VALUES ('live', '2025-12', $1, now())`, dbtest.ReferenceDate)
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	without := answers()
+	for k, a := range with {
+		if without[k] != a {
+			t.Errorf("/office/%s\nwith office_lookups: %s\nwithout:            %s", k, a, without[k])
+		}
+	}
+}

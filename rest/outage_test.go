@@ -82,12 +82,13 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Errorf("readyz after recovery: %d %s", r.status, r.body)
 	}
 
-	// Slow: another session holds a lock the lookup needs.
+	// Slow: another session holds a lock the lookup needs (on the table
+	// an office lookup reads).
 	tx, err := d.BeginTxx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`LOCK TABLE cnpj.offices IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := tx.Exec(`LOCK TABLE cnpj.office_lookups IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
 	r, took := timed()

@@ -291,8 +291,9 @@ func Sign(t testing.TB, d *sqlx.DB) {
 }
 
 // Fold gives the live snapshot's companies their Simples enrolment and
-// members (db.RefoldCompaniesSQL), as the import folds them in: for tests
-// that write the companies, Simples rows or members themselves.
+// members (db.RefoldCompaniesSQL), as the import folds them in, and derives
+// office_lookups from the offices and companies again: for tests that
+// write the offices, companies, Simples rows or members themselves.
 func Fold(t testing.TB, d *sqlx.DB) {
 	t.Helper()
 	conn, err := d.Connx(context.Background())
@@ -300,7 +301,8 @@ func Fold(t testing.TB, d *sqlx.DB) {
 		t.Fatalf("dbtest: %v", err)
 	}
 	defer conn.Close()
-	for _, q := range []string{"SET search_path TO " + db.LiveSchema, db.RefoldCompaniesSQL, "RESET search_path"} {
+	for _, q := range []string{"SET search_path TO " + db.LiveSchema, db.RefoldCompaniesSQL,
+		"DROP TABLE IF EXISTS office_lookups", db.OfficeLookupsSQL, db.OfficeLookupsIndexSQL, "RESET search_path"} {
 		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("dbtest: fold the companies: %v\n%s", err, q)
 		}
