@@ -23,10 +23,10 @@ import (
 // One row, not two: the company's probe (its key's index and its row) is
 // a second pair of pages to find, most of them outside PostgreSQL's
 // buffers on a registry this size. pgbench at 32 clients on the 1M bench
-// dump: the join 17,000-17,800 statements/s, the one row 21,800-22,800,
-// a plain read of an office by key 22,500-25,300; through the service,
-// interleaved, office lookups +18 % at 32 connections and +7 % at 1
-// (docs/benchmarks.md, "One row an office lookup").
+// dump: the join 15,900-17,800 statements/s, the one row 21,800-22,900,
+// a plain read of an office by key 19,800-25,300; through the service,
+// interleaved, office lookups +7 to +22 % at 1 connection and +9.5 % at
+// 32 (docs/benchmarks.md, "One row an office lookup").
 
 // officeLookupSQL are the statements without and with the overlay's
 // records, from office_lookups ([0], [1]) and by the join ([2], [3]).
