@@ -28,21 +28,23 @@ import (
 // interleaved, office lookups +7 to +22 % at 1 connection and +9.5 % at
 // 32 (docs/benchmarks.md, "One row an office lookup").
 
-// officeLookupSQL are the statements without and with the overlay's
-// records, from office_lookups ([0], [1]) and by the join ([2], [3]).
-var officeLookupSQL = func() (v [4]string) {
-	joined, joins := officeWithMembers()
-	one := officeLookupsColumns("o")
-	for i, from := range []struct{ columns, office, joins string }{
-		{one, LiveSchema + ".office_lookups o", ""},
-		{joined, LiveSchema + ".offices o", joins},
+// officeLookupSQL are the statements, each without and with the overlay's
+// records: from office_lookups (oneRow) and by the join (joined).
+var officeLookupSQL = func() (v struct{ oneRow, joined [2]string }) {
+	joinedColumns, joins := officeWithMembers()
+	for _, from := range []struct {
+		statements             *[2]string
+		columns, office, joins string
+	}{
+		{&v.oneRow, officeLookupsColumns("o"), LiveSchema + ".office_lookups o", ""},
+		{&v.joined, joinedColumns, LiveSchema + ".offices o", joins},
 	} {
-		v[2*i] = `SELECT ` + from.columns + `
+		from.statements[0] = `SELECT ` + from.columns + `
 FROM ` + from.office + from.joins + `
 WHERE o.tax_id = $1`
 		// Driven by the tax id, so that a record fetched online for an
 		// office the snapshot lacks is read too.
-		v[2*i+1] = `SELECT ` + from.columns + `,
+		from.statements[1] = `SELECT ` + from.columns + `,
 	(SELECT json_agg(json_build_object('portal', r.portal, 'updated', r.updated, 'body', r.body))
 	 FROM overlay_records r WHERE r.tax_id = $1)
 FROM (SELECT $1::text COLLATE "C" AS tax_id) k
@@ -174,15 +176,13 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLooku
 	if err != nil {
 		return OfficeLookup{}, err
 	}
-	query := officeLookupSQL[0]
-	if !codes.officeLookups {
-		query = officeLookupSQL[2]
+	statements := officeLookupSQL.joined
+	if codes.officeLookups {
+		statements = officeLookupSQL.oneRow
 	}
+	query := statements[0]
 	if overlay {
-		query = officeLookupSQL[1]
-		if !codes.officeLookups {
-			query = officeLookupSQL[3]
-		}
+		query = statements[1]
 	}
 	rs, err := s.Q.QueryxContext(ctx, query, taxID)
 	if err != nil {

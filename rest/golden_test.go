@@ -11,6 +11,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
+	"github.com/jmoiron/sqlx"
 )
 
 // TestGolden pins every route's JSON on the SERPRO sample and on the
@@ -404,22 +405,14 @@ func upperHex(s string) string {
 // TestCompanyAnswerFollowsTheSnapshot: company answers are kept rendered per
 // snapshot; a new snapshot must never be answered from the old one's.
 func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
-	d, _ := dbtest.New(t)
-	dbtest.LoadFixture(t, d)
-	store := db.NewStore(d, db.StoreOptions{})
-	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
-	s := &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
+	d, store, s := fixtureServer(t)
 	name := func() any { return path(t, s.get(t, "/company/"+dbtest.SerproRoot).object(t), "name") }
 	if got := name(); got != "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)" {
 		t.Fatalf("name = %v", got)
 	}
 	// A new import: new data under a new live snapshot.
 	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET name = 'SERPRO RENOMEADO' WHERE root = $1`, dbtest.SerproRoot)
-	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
-	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date) VALUES ('live', '2026-01', '2026-01-10')`)
-	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	newLiveSnapshot(t, d, store)
 	if got := name(); got != "SERPRO RENOMEADO" {
 		t.Fatalf("after a new snapshot the company answer is %v", got)
 	}
@@ -429,11 +422,7 @@ func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
 // office_lookups existed (an upgrade over an earlier import) answers every
 // office lookup as one with the table does, by the join.
 func TestOfficeLookupWithoutItsTable(t *testing.T) {
-	d, _ := dbtest.New(t)
-	dbtest.LoadFixture(t, d)
-	store := db.NewStore(d, db.StoreOptions{})
-	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
-	s := &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
+	d, store, s := fixtureServer(t)
 	var taxIDs []string
 	if err := d.Select(&taxIDs, `SELECT tax_id FROM cnpj.offices ORDER BY tax_id`); err != nil || len(taxIDs) == 0 {
 		t.Fatalf("offices %v: %v", taxIDs, err)
@@ -453,16 +442,33 @@ func TestOfficeLookupWithoutItsTable(t *testing.T) {
 	}
 	with := answers()
 	dbtest.MustExec(t, d, `DROP TABLE cnpj.office_lookups`)
-	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
-	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
-		VALUES ('live', '2025-12', $1, now())`, dbtest.ReferenceDate)
-	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	newLiveSnapshot(t, d, store)
 	without := answers()
 	for k, a := range with {
 		if without[k] != a {
 			t.Errorf("/office/%s\nwith office_lookups: %s\nwithout:            %s", k, a, without[k])
 		}
+	}
+}
+
+// fixtureServer serves the fixture through a store the test can reach.
+func fixtureServer(t *testing.T) (*sqlx.DB, *db.Store, *server) {
+	t.Helper()
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
+	return d, store, &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
+}
+
+// newLiveSnapshot puts a new snapshot live over the tables as they are (an
+// import's swap, as the store sees it) and has the store's catalog see it.
+func newLiveSnapshot(t *testing.T, d *sqlx.DB, store *db.Store) {
+	t.Helper()
+	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
+	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
+		VALUES ('live', '2025-12', $1, now())`, dbtest.ReferenceDate)
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
