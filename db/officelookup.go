@@ -12,13 +12,14 @@ import (
 	"github.com/lib/pq"
 )
 
-// The office lookup of one tax id in one statement (one round trip) that
-// reads one row: the office's row of office_lookups, which holds its
-// company's columns and members beside its own (the company's row holds its
-// Simples and its members with their persons, db/fold.go), and, when asked,
-// the overlay's records of the tax id. A snapshot imported before
-// office_lookups existed is read as two rows, the office joined to its
-// company. A batch of lookups (GraphQL's) goes through the loaders instead.
+// The office reads: the office lookup of one tax id in one statement (one
+// round trip) that reads one row, a search page's records and the offices'
+// loader (GraphQL's batches of lookups). Each reads an office's row of
+// office_lookups, which holds its company's columns and members beside its
+// own (the company's row holds its Simples and its members with their
+// persons, db/fold.go), and the lookup, when asked, the overlay's records
+// of the tax id. A snapshot imported before office_lookups existed is read
+// as two rows, the office joined to its company.
 //
 // One row, not two: the company's probe (its key's index and its row) is
 // a second pair of pages to find, most of them outside PostgreSQL's
@@ -26,81 +27,80 @@ import (
 // dump: the join 15,900-17,800 statements/s, the one row 21,800-22,900,
 // a plain read of an office by key 19,800-25,300; through the service,
 // interleaved, office lookups +7 to +22 % at 1 connection and +9.5 % at
-// 32 (docs/benchmarks.md, "One row an office lookup").
+// 32 (docs/benchmarks.md, "One row an office lookup"). Ten random offices
+// at 8 clients: the join 2,100-2,800 statements/s, the rows 3,700-4,400
+// ("Search pages from one row an office").
 
-// officeLookupSQL are the statements, each without and with the overlay's
-// records: from office_lookups (oneRow) and by the join (joined).
-var officeLookupSQL = func() (v struct{ oneRow, joined [2]string }) {
-	joinedColumns, joins := officeWithMembers()
+// officeReads are the statements that read offices with their companies
+// from one snapshot's tables.
+type officeReads struct {
+	lookup  [2]string // one tax id with its members, without and with the overlay's records
+	records string    // tax ids with their members: a search page
+	offices string    // tax ids without members: the offices' loader
+}
+
+// officeReadSQL are the office reads from office_lookups (oneRow) and by
+// the join (joined), for a snapshot imported before office_lookups.
+var officeReadSQL = func() (v struct{ oneRow, joined officeReads }) {
 	for _, from := range []struct {
-		statements             *[2]string
-		columns, office, joins string
+		reads                           *officeReads
+		columns, members, office, joins string
 	}{
-		{&v.oneRow, officeLookupsColumns("o"), LiveSchema + ".office_lookups o", ""},
-		{&v.joined, joinedColumns, LiveSchema + ".offices o", joins},
+		{&v.oneRow, officeLookupsColumns(), "o.members", LiveSchema + ".office_lookups o", ""},
+		{&v.joined, officeAndCompanyColumns, "c.members", LiveSchema + ".offices o", `
+LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root`},
 	} {
-		from.statements[0] = `SELECT ` + from.columns + `
+		r, withMembers := from.reads, from.columns+", "+from.members
+		r.lookup[0] = `SELECT ` + withMembers + `
 FROM ` + from.office + from.joins + `
 WHERE o.tax_id = $1`
 		// Driven by the tax id, so that a record fetched online for an
 		// office the snapshot lacks is read too.
-		from.statements[1] = `SELECT ` + from.columns + `,
+		r.lookup[1] = `SELECT ` + withMembers + `,
 	(SELECT json_agg(json_build_object('portal', r.portal, 'updated', r.updated, 'body', r.body))
 	 FROM overlay_records r WHERE r.tax_id = $1)
 FROM (SELECT $1::text COLLATE "C" AS tax_id) k
 LEFT JOIN ` + from.office + ` ON o.tax_id = k.tax_id` + from.joins
+		r.records = `SELECT ` + withMembers + `
+FROM ` + from.office + from.joins + `
+WHERE o.tax_id = ANY($1)`
+		r.offices = `SELECT ` + from.columns + `
+FROM ` + from.office + from.joins + `
+WHERE o.tax_id = ANY($1)`
 	}
 	return v
 }()
 
+// officeReads are the office reads of the snapshot's tables.
+func (c *Codes) officeReads() *officeReads {
+	if c.officeLookups {
+		return &officeReadSQL.oneRow
+	}
+	return &officeReadSQL.joined
+}
+
 // OfficeLookupsSQL derives office_lookups in the import, after the fold
 // (the companies' rows) and the offices' key (which drops a duplicated
 // establishment): each office with its company's columns and members, as
-// the office lookup reads them (officeWithMembers).
-var OfficeLookupsSQL = func() string {
-	columns, _ := officeWithMembers()
-	return `CREATE TABLE office_lookups AS
-SELECT ` + columns + `
+// the office reads read them (officeReadSQL).
+const OfficeLookupsSQL = `CREATE TABLE office_lookups AS
+SELECT ` + officeAndCompanyColumns + `, c.members
 FROM offices o LEFT JOIN companies c ON c.root = o.root`
-}()
 
 // OfficeLookupsIndexSQL is office_lookups' key.
 const OfficeLookupsIndexSQL = `CREATE UNIQUE INDEX office_lookups_pkey ON office_lookups (tax_id) WITH (fillfactor = 100)`
 
-// officeLookupsColumns are officeWithMembers' columns as office_lookups
-// names them (each one's alias, or its name), of the table as alias.
-func officeLookupsColumns(alias string) string {
-	columns, _ := officeWithMembers()
+// officeLookupsColumns are officeAndCompanyColumns as office_lookups
+// names them (each one's alias, or its name).
+func officeLookupsColumns() string {
 	var names []string
-	for _, c := range strings.Split(columns, ",") {
+	for _, c := range strings.Split(officeAndCompanyColumns, ",") {
 		f := strings.Fields(c)
 		name := f[len(f)-1]
-		name = name[strings.LastIndex(name, ".")+1:]
-		names = append(names, alias+"."+name)
+		names = append(names, "o."+name[strings.LastIndex(name, ".")+1:])
 	}
 	return strings.Join(names, ", ")
 }
-
-// officeWithMembers are the columns and joins of an office (o) with its
-// company and the company's members array.
-func officeWithMembers() (columns, joins string) {
-	columns = `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
-	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
-	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
-	` + companyColumns + `, c.members`
-	joins = `
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root`
-	return columns, joins
-}
-
-// searchRecordsSQL reads a search page's offices as the lookup does, all
-// in one statement.
-var searchRecordsSQL = func() string {
-	columns, joins := officeWithMembers()
-	return `SELECT ` + columns + `
-FROM ` + LiveSchema + `.offices o` + joins + `
-WHERE o.tax_id = ANY($1)`
-}()
 
 // SearchRecords reads the offices of taxIDs with their companies (without
 // Simples: a search record shows none) and their members, in one
@@ -110,7 +110,7 @@ func (s *Store) SearchRecords(ctx context.Context, taxIDs []string) (map[string]
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := s.Q.QueryxContext(ctx, searchRecordsSQL, pq.Array(taxIDs))
+	rs, err := s.Q.QueryxContext(ctx, codes.officeReads().records, pq.Array(taxIDs))
 	if err != nil {
 		return nil, nil, fmt.Errorf("query search records: %w", err)
 	}
@@ -176,13 +176,9 @@ func (s *Store) OfficeLookup(ctx context.Context, taxID string, opts OfficeLooku
 	if err != nil {
 		return OfficeLookup{}, err
 	}
-	statements := officeLookupSQL.joined
-	if codes.officeLookups {
-		statements = officeLookupSQL.oneRow
-	}
-	query := statements[0]
+	query := codes.officeReads().lookup[0]
 	if overlay {
-		query = statements[1]
+		query = codes.officeReads().lookup[1]
 	}
 	rs, err := s.Q.QueryxContext(ctx, query, taxID)
 	if err != nil {

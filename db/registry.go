@@ -63,6 +63,13 @@ type SimplesRow struct {
 	SimeiSince    *time.Time `db:"simei_since"`
 }
 
+// officeAndCompanyColumns are an office's (o) columns, then its company's
+// (c): what OfficeRow scans.
+const officeAndCompanyColumns = `o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
+	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
+	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
+	` + companyColumns
+
 // companyColumns are a company's columns (c), its Simples enrolment
 // included: one probe of the companies, no join.
 const companyColumns = `c.root AS company_root, c.name, c.nature, c.equity::text AS equity, c.size, c.jurisdiction,
@@ -119,18 +126,6 @@ func (r *OfficeSummaryRow) dest() []any {
 func (r *MembershipRow) dest() []any {
 	d := append(make([]any, 0, 4+companyColumnCount), &r.PersonID, &r.Root, &r.Role, &r.Since)
 	return r.appendDest(d) // the company's columns
-}
-
-// QueryOffices returns the offices with the given tax ids, in no order.
-func QueryOffices(ctx context.Context, q sqlx.QueryerContext, taxIDs []string) ([]OfficeRow, error) {
-	const query = `SELECT o.tax_id, o.root, o.head, o.alias, o.status, o.status_date, o.reason, o.city_abroad,
-	o.country, o.founded, o.main_activity, o.side_activities, o.street, o.number, o.details, o.district,
-	o.zip, o.state, o.municipality, o.phones, o.email, o.special, o.special_date,
-	` + companyColumns + `
-FROM ` + LiveSchema + `.offices o
-LEFT JOIN ` + LiveSchema + `.companies c ON c.root = o.root
-WHERE o.tax_id = ANY($1)`
-	return selectRows(ctx, q, "offices", query, (*OfficeRow).dest, pq.Array(taxIDs))
 }
 
 // QueryCompanies returns the companies with the given roots, in no order.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
@@ -57,7 +58,7 @@ func (s *Store) Offices(ctx context.Context, taxIDs []string) (map[string]model.
 	if err != nil {
 		return nil, err
 	}
-	rows, err := QueryOffices(ctx, s.Q, taxIDs)
+	rows, err := selectRows(ctx, s.Q, "offices", codes.officeReads().offices, (*OfficeRow).dest, pq.Array(taxIDs))
 	if err != nil {
 		return nil, err
 	}
