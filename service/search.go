@@ -481,9 +481,9 @@ func (s *Service) dropOldTokens() {
 }
 
 // searchOffices reads the offices of a page as the office lookup shows
-// them, without Simples: one statement for the offices, one for their
-// members (straight from the store: a page is one batch already, and the
-// loaders of a REST request do not wait to gather keys).
+// them, without Simples: one statement for the offices with their
+// companies and members (straight from the store: a page is one batch
+// already, and the loaders of a REST request do not wait to gather keys).
 func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.Office, error) {
 	offices, members, err := s.store.SearchRecords(ctx, taxIDs)
 	if err != nil {
