@@ -36,7 +36,7 @@ type Codes struct {
 	// before 2026-11-28, not by state_tax_id (stateSignatures).
 	signatures, signaturePairs bool
 	// officeLookups: the snapshot has office_lookups (every import since
-	// they were added has); an office lookup reads its one row.
+	// they were added has); the office reads read its rows (officeReads).
 	officeLookups bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the

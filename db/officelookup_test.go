@@ -25,9 +25,9 @@ func TestOfficeReadsWithoutTheirTable(t *testing.T) {
 	asked := append([]string{"00000000000000"}, taxIDs...) // one the snapshot lacks
 	type reads struct {
 		Lookups        []db.OfficeLookup
-		Records        any
-		RecordsMembers any
-		Offices        any
+		Records        map[string]model.Office
+		RecordsMembers map[string][]model.Member
+		Offices        map[string]model.Office
 	}
 	read := func() (r reads) {
 		t.Helper()
@@ -66,9 +66,8 @@ func TestOfficeReadsWithoutTheirTable(t *testing.T) {
 	dbtest.MustExec(t, d, `UPDATE cnpj.office_lookups SET alias = 'ONE ROW'`)
 	marked := read()
 	for i, id := range taxIDs {
-		records, offices := marked.Records.(map[string]model.Office), marked.Offices.(map[string]model.Office)
 		for what, alias := range map[string]*string{"lookup": marked.Lookups[i+1].Office.Alias,
-			"search record": records[id].Alias, "office": offices[id].Alias} {
+			"search record": marked.Records[id].Alias, "office": marked.Offices[id].Alias} {
 			if alias == nil || *alias != "ONE ROW" {
 				t.Errorf("%s %s: alias %v, not office_lookups' row", what, id, alias)
 			}
@@ -77,12 +76,7 @@ func TestOfficeReadsWithoutTheirTable(t *testing.T) {
 
 	// An import before office_lookups existed: its snapshot lacks the table.
 	dbtest.MustExec(t, d, `DROP TABLE cnpj.office_lookups`)
-	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
-	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
-		VALUES ('live', '2025-12', $1, now())`, dbtest.ReferenceDate)
-	if _, err := store.Catalog.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.NewLiveSnapshot(t, d, store)
 	without := read()
 	for _, c := range []struct {
 		what          string

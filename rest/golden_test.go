@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
 	"testing"
@@ -412,7 +411,7 @@ func TestCompanyAnswerFollowsTheSnapshot(t *testing.T) {
 	}
 	// A new import: new data under a new live snapshot.
 	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET name = 'SERPRO RENOMEADO' WHERE root = $1`, dbtest.SerproRoot)
-	newLiveSnapshot(t, d, store)
+	dbtest.NewLiveSnapshot(t, d, store)
 	if got := name(); got != "SERPRO RENOMEADO" {
 		t.Fatalf("after a new snapshot the company answer is %v", got)
 	}
@@ -442,7 +441,7 @@ func TestOfficeLookupWithoutItsTable(t *testing.T) {
 	}
 	with := answers()
 	dbtest.MustExec(t, d, `DROP TABLE cnpj.office_lookups`)
-	newLiveSnapshot(t, d, store)
+	dbtest.NewLiveSnapshot(t, d, store)
 	without := answers()
 	for k, a := range with {
 		if without[k] != a {
@@ -459,16 +458,4 @@ func fixtureServer(t *testing.T) (*sqlx.DB, *db.Store, *server) {
 	store := db.NewStore(d, db.StoreOptions{})
 	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
 	return d, store, &server{h: rest.NewRouter(rest.Deps{Service: svc}), db: d}
-}
-
-// newLiveSnapshot puts a new snapshot live over the tables as they are (an
-// import's swap, as the store sees it) and has the store's catalog see it.
-func newLiveSnapshot(t *testing.T, d *sqlx.DB, store *db.Store) {
-	t.Helper()
-	dbtest.MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
-	dbtest.MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
-		VALUES ('live', '2025-12', $1, now())`, dbtest.ReferenceDate)
-	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 }

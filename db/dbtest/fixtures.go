@@ -308,3 +308,15 @@ func Fold(t testing.TB, d *sqlx.DB) {
 		}
 	}
 }
+
+// NewLiveSnapshot puts a new snapshot live over the tables as they are (an
+// import's swap, as the store sees it) and has the store's catalog see it.
+func NewLiveSnapshot(t testing.TB, d *sqlx.DB, store *db.Store) {
+	t.Helper()
+	MustExec(t, d, `UPDATE snapshots SET state = 'retired' WHERE state = 'live'`)
+	MustExec(t, d, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at)
+		VALUES ('live', '2025-12', $1, now())`, ReferenceDate)
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatalf("dbtest: refresh the catalog: %v", err)
+	}
+}
