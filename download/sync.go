@@ -24,6 +24,9 @@ type SyncOptions struct {
 	// WordTables: whether the import builds the word tables (default: as
 	// the live snapshot; importer.Options).
 	WordTables importer.WordTables
+	// NoOfficeLookups: the import derives no office_lookups
+	// (importer.Options).
+	NoOfficeLookups bool
 }
 
 // SyncResult tells what a sync did.
@@ -91,14 +94,15 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 
 	dir := res.Download.Dir
 	res.Snapshot, err = importer.Import(ctx, d, importer.Options{
-		Paths:          []string{dir},
-		Municipalities: filepath.Join(dir, TABMUNFile),
-		Countries:      filepath.Join(dir, CountriesFile),
-		DumpMonth:      res.Month,
-		Progress:       opts.Progress,
-		Logger:         opts.Logger,
-		Streams:        opts.Streams,
-		WordTables:     opts.WordTables,
+		Paths:           []string{dir},
+		Municipalities:  filepath.Join(dir, TABMUNFile),
+		Countries:       filepath.Join(dir, CountriesFile),
+		DumpMonth:       res.Month,
+		Progress:        opts.Progress,
+		Logger:          opts.Logger,
+		Streams:         opts.Streams,
+		WordTables:      opts.WordTables,
+		NoOfficeLookups: opts.NoOfficeLookups,
 	})
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", dir, err)

@@ -114,3 +114,65 @@ func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
 		}
 	}
 }
+
+// TestOfficeAnswersWithoutOfficeLookups: an import with NoOfficeLookups
+// derives no office_lookups, and every office lookup answers the same as
+// from the snapshot of the same dump with it (the reads join instead).
+func TestOfficeAnswersWithoutOfficeLookups(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := generated(t, generator.Options{Companies: 200, Seed: 5})
+	ctx := context.Background()
+	store := db.NewStore(d, db.StoreOptions{})
+	svc := service.New(store, service.Options{})
+	answers := func(taxIDs []string) map[string]string {
+		t.Helper()
+		if _, err := store.Catalog.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out := make(map[string]string, len(taxIDs))
+		for _, id := range taxIDs {
+			q := service.OfficeQuery{TaxID: cnpj.CNPJ(id), Simples: true, Cache: service.DefaultCache()}
+			q.Cache.Strategy = service.Cache
+			o, err := svc.Office(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			b, err := wire.AppendOffice(nil, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[id] = string(b)
+		}
+		return out
+	}
+	hasTable := func() bool {
+		t.Helper()
+		var name *string
+		if err := d.Get(&name, `SELECT to_regclass('cnpj.office_lookups')::text`); err != nil {
+			t.Fatal(err)
+		}
+		return name != nil
+	}
+
+	mustImport(t, d, importer.Options{Paths: []string{dir}})
+	var taxIDs []string
+	if err := d.Select(&taxIDs, `SELECT tax_id FROM cnpj.offices ORDER BY tax_id`); err != nil || len(taxIDs) == 0 {
+		t.Fatalf("offices %v: %v", taxIDs, err)
+	}
+	if !hasTable() {
+		t.Fatal("the default import derived no office_lookups")
+	}
+	with := answers(taxIDs)
+
+	mustImport(t, d, importer.Options{Paths: []string{dir}, NoOfficeLookups: true})
+	if hasTable() {
+		t.Fatal("NoOfficeLookups: the snapshot has office_lookups")
+	}
+	without := answers(taxIDs)
+	for _, id := range taxIDs {
+		if with[id] != without[id] {
+			t.Fatalf("%s\nwith office_lookups: %s\nwithout:            %s", id, with[id], without[id])
+		}
+	}
+}

@@ -59,6 +59,14 @@ type Options struct {
 	// GIN indexes alone. By default an import does as the live snapshot,
 	// so the monthly sync keeps what the operator chose.
 	WordTables WordTables
+	// NoOfficeLookups: derive no office_lookups table. The office reads
+	// then join each office to its company (db/officelookup.go): a
+	// snapshot about 30 % smaller and an import that skips its biggest
+	// statement, for lookups that read two rows where they read one
+	// (docs/benchmarks.md, "A snapshot without office_lookups"). Not kept
+	// from the live snapshot as WordTables is: a snapshot imported before
+	// the table existed lacks it too.
+	NoOfficeLookups bool
 	// VisibilityWait: how long the vacuum phase waits for transactions
 	// older than the import's rows to end, so VACUUM can mark every page
 	// all-visible, before it warns and goes on (run.vacuum); 0 means a
@@ -270,7 +278,10 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			r.prog.printf("building the word tables of name search, as the live snapshot has them")
 		}
 	}
-	tables := append(slices.Clone(snapshotTables), "office_signatures", "office_lookups")
+	tables := append(slices.Clone(snapshotTables), "office_signatures")
+	if !r.opts.NoOfficeLookups {
+		tables = append(tables, "office_lookups")
+	}
 	if wordTables {
 		tables = append(tables, "office_words", "person_words")
 	}
@@ -649,7 +660,11 @@ func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
 		// After the offices' key too: a dump's duplicated establishment is
 		// dropped when that key is built, and the signatures' is unique.
 		sql("office signatures", []string{"fold", "offices_pkey"}, db.OfficeSignaturesSQL),
-		sql("office lookups", []string{"fold", "offices_pkey"}, db.OfficeLookupsSQL),
+	}
+	derived := []string{db.OfficeSignaturesIndexSQL}
+	if !r.opts.NoOfficeLookups {
+		tasks = append(tasks, sql("office lookups", []string{"fold", "offices_pkey"}, db.OfficeLookupsSQL))
+		derived = append(derived, db.OfficeLookupsIndexSQL)
 	}
 	if wordTables {
 		tasks = append(tasks, sql("office words", []string{"fold"}, wordTablesSQL...))
@@ -658,7 +673,7 @@ func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
 	writer := map[string]string{"companies": "fold", "persons": "persons", "person_words": "persons",
 		"simples_periods": "periods", "office_signatures": "office signatures", "office_words": "office words",
 		"office_lookups": "office lookups"}
-	for _, s := range append(indexes, db.OfficeSignaturesIndexSQL, db.OfficeLookupsIndexSQL) {
+	for _, s := range append(indexes, derived...) {
 		name := builtName(s)
 		if name == "companies_pkey" {
 			continue // built by the fold, which may have to fold again

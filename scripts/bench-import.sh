@@ -6,7 +6,8 @@
 # already-decoded files into bare unlogged tables (the PostgreSQL ceiling on
 # this machine) and prints our ratio to it. BENCH_WORD_TABLES=1 imports with
 # the name searches' word tables (--word-tables), else without them, whatever
-# the live snapshot has.
+# the live snapshot has. BENCH_OFFICE_LOOKUPS=0 imports without
+# office_lookups (--office-lookups=false).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${BENCH_ESTABLISHMENTS:-1000000}
@@ -29,10 +30,11 @@ fi
 "$bin" migrate >/dev/null
 
 wt=false; [ -n "${BENCH_WORD_TABLES:-}" ] && wt=true
-echo "== importing (cnpjgraph import --word-tables=$wt)"
+ol=true; [ "${BENCH_OFFICE_LOOKUPS:-1}" = 0 ] && ol=false
+echo "== importing (cnpjgraph import --word-tables=$wt --office-lookups=$ol)"
 log=$(mktemp)
 start=$(date +%s.%N)
-/usr/bin/time -f 'peak RSS: %M KiB' "$bin" import --word-tables="$wt" --municipalities "$dump/TABMUN.CSV" --countries "$dump/paises-m49.csv" "$dump" 2>&1 | tee "$log" | grep -v '^\s*$' | tail -n 40
+/usr/bin/time -f 'peak RSS: %M KiB' "$bin" import --word-tables="$wt" --office-lookups="$ol" --municipalities "$dump/TABMUN.CSV" --countries "$dump/paises-m49.csv" "$dump" 2>&1 | tee "$log" | grep -v '^\s*$' | tail -n 40
 end=$(date +%s.%N)
 wall=$(echo "$end - $start" | bc)
 
