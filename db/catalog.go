@@ -585,6 +585,12 @@ func countryKey(code string) string {
 	return k
 }
 
+// HasOfficeLookups reports whether the live snapshot has office_lookups
+// (every import since the table exists, unless --office-lookups=false).
+func HasOfficeLookups(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
+	return hasLiveTable(ctx, q, "office_lookups")
+}
+
 // HasWordTables reports whether the live snapshot has a word table of name
 // search (import --word-tables): office_words, or the company_words of a
 // snapshot imported before office_words existed (the next import, which

@@ -61,16 +61,19 @@ func runStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var words bool // the live snapshot has the word tables of name search
+	var words, lookups bool // the live snapshot has the word tables of name search, office_lookups
 	if live.ID != 0 {
 		if words, err = db.HasWordTables(ctx, d); err != nil {
+			return err
+		}
+		if lookups, err = db.HasOfficeLookups(ctx, d); err != nil {
 			return err
 		}
 	}
 	if *asJSON {
 		out := map[string]any{"recent": recent}
 		if live.ID != 0 {
-			out["live"], out["wordTables"] = live, words
+			out["live"], out["wordTables"], out["officeLookups"] = live, words, lookups
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -89,6 +92,11 @@ func runStatus(ctx context.Context, args []string) error {
 			fmt.Println("  word tables: yes (imports keep them; import --word-tables=false drops them)")
 		} else {
 			fmt.Println("  word tables: no (import --word-tables builds them: faster name searches)")
+		}
+		if lookups {
+			fmt.Println("  office lookups: yes (an office with its company in one row; import --office-lookups=false: a smaller snapshot)")
+		} else {
+			fmt.Println("  office lookups: no (reads join each office to its company; an import without --office-lookups=false derives them)")
 		}
 	}
 	if len(recent) > 0 {

@@ -98,15 +98,18 @@ func TestOperatorCommands(t *testing.T) {
 	data := filepath.Join(dbtest.SharedDir(t), "data")
 	importArgs := []string{"import", "--municipalities", filepath.Join(data, "municipios", "TABMUN.CSV"),
 		"--countries", filepath.Join(data, "paises", "paises-m49.csv"), filepath.Join(data, "rfb-sample")}
+	// The second month without office_lookups (--office-lookups=false).
 	for id, month := range []string{"", "2026-02"} {
 		args := importArgs
 		if month != "" {
-			args = append(append([]string{}, importArgs[:1]...), append([]string{"--month", month}, importArgs[1:]...)...)
+			args = append(append([]string{}, importArgs[:1]...), append([]string{"--month", month, "--office-lookups=false"}, importArgs[1:]...)...)
 		}
 		r := run(args...)
 		if want := "snapshot #" + string(rune('1'+id)) + " is live"; !strings.Contains(r.stdout+r.stderr, want) {
 			t.Fatalf("import %d: no %q in\n%s%s", id+1, want, r.stdout, r.stderr)
 		}
+		want := []string{"office lookups: yes", "office lookups: no"}[id]
+		contains(run("status"), "status after import "+string(rune('1'+id)), want)
 	}
 	refused("no such file or directory", "import", filepath.Join(t.TempDir(), "missing"))
 	var status struct {
@@ -115,7 +118,8 @@ func TestOperatorCommands(t *testing.T) {
 			DumpMonth string           `json:"dumpMonth"`
 			RowCounts map[string]int64 `json:"rowCounts"`
 		} `json:"live"`
-		Recent []struct {
+		OfficeLookups *bool `json:"officeLookups"`
+		Recent        []struct {
 			ID    int64  `json:"id"`
 			State string `json:"state"`
 		} `json:"recent"`
@@ -128,6 +132,9 @@ func TestOperatorCommands(t *testing.T) {
 	if status.Live.ID != 2 || status.Live.DumpMonth != "2026-02" || status.Live.RowCounts["offices"] != 1 ||
 		status.Live.RowCounts["companies"] != 2 {
 		t.Errorf("status after the second import and a failed one: live %+v", status.Live)
+	}
+	if status.OfficeLookups == nil || *status.OfficeLookups {
+		t.Errorf("status -json: officeLookups %v after an import with --office-lookups=false", status.OfficeLookups)
 	}
 	states := map[int64]string{}
 	for _, s := range status.Recent {
