@@ -133,8 +133,11 @@ func TestOperatorCommands(t *testing.T) {
 		status.Live.RowCounts["companies"] != 2 {
 		t.Errorf("status after the second import and a failed one: live %+v", status.Live)
 	}
-	if status.OfficeLookups == nil || *status.OfficeLookups {
-		t.Errorf("status -json: officeLookups %v after an import with --office-lookups=false", status.OfficeLookups)
+	switch {
+	case status.OfficeLookups == nil:
+		t.Error("status -json: no officeLookups")
+	case *status.OfficeLookups:
+		t.Error("status -json: officeLookups true after an import with --office-lookups=false")
 	}
 	states := map[int64]string{}
 	for _, s := range status.Recent {
