@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/model"
-	"github.com/lib/pq"
 )
 
 // The office reads: the office lookup of one tax id in one statement (one
@@ -34,9 +33,10 @@ import (
 // officeReads are the statements that read offices with their companies
 // from one snapshot's tables.
 type officeReads struct {
-	lookup  [2]string // one tax id with its members, without and with the overlay's records
-	records string    // tax ids with their members: a search page
-	offices string    // tax ids without members: the offices' loader
+	lookup       [2]string // one tax id with its members, without and with the overlay's records
+	records      string    // tax ids with their members: a search page
+	recordsSaved string    // records storing the page's token (withToken)
+	offices      string    // tax ids without members: the offices' loader
 }
 
 // officeReadSQL are the office reads from office_lookups (oneRow) and by
@@ -64,6 +64,7 @@ LEFT JOIN ` + from.office + ` ON o.tax_id = k.tax_id` + from.joins
 		r.records = `SELECT ` + withMembers + `
 FROM ` + from.office + from.joins + `
 WHERE o.tax_id = ANY($1)`
+		r.recordsSaved = withToken(r.records)
 		r.offices = `SELECT ` + from.columns + `
 FROM ` + from.office + from.joins + `
 WHERE o.tax_id = ANY($1)`
@@ -105,12 +106,21 @@ func officeLookupsColumns() string {
 // SearchRecords reads the offices of taxIDs with their companies (without
 // Simples: a search record shows none) and their members, in one
 // statement; members keyed by root. An office the snapshot lacks is absent.
-func (s *Store) SearchRecords(ctx context.Context, taxIDs []string) (map[string]model.Office, map[string][]model.Member, error) {
+// It stores the page's tokens too (recordsArgs).
+func (s *Store) SearchRecords(ctx context.Context, taxIDs []string, tokens []SearchToken) (map[string]model.Office, map[string][]model.Member, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := s.Q.QueryxContext(ctx, codes.officeReads().records, pq.Array(taxIDs))
+	args, saving, err := s.recordsArgs(ctx, taxIDs, tokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := codes.officeReads().records
+	if saving {
+		q = codes.officeReads().recordsSaved
+	}
+	rs, err := s.Q.QueryxContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query search records: %w", err)
 	}
@@ -320,23 +330,35 @@ LEFT JOIN ` + LiveSchema + `.companies c ON c.root = m.root
 WHERE p.id = ANY($1)
 ORDER BY p.id, m.root, m.position`
 
+// personRecordsSavedSQL is personRecordsSQL storing the page's token.
+var personRecordsSavedSQL = withToken(personRecordsSQL)
+
 // PersonRecords returns the persons of ids with their memberships, as
-// Persons and Memberships would together; a missing id is absent.
-func (s *Store) PersonRecords(ctx context.Context, ids []string) (map[string]model.Person, error) {
+// Persons and Memberships would together; a missing id is absent. It
+// stores the page's tokens too (recordsArgs).
+func (s *Store) PersonRecords(ctx context.Context, ids []string, tokens []SearchToken) (map[string]model.Person, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return nil, err
+	}
+	args, saving, err := s.recordsArgs(ctx, ids, tokens)
+	if err != nil {
+		return nil, err
+	}
+	q := personRecordsSQL
+	if saving {
+		q = personRecordsSavedSQL
 	}
 	type row struct {
 		person     PersonRow
 		membership MembershipRow
 	}
-	rows, err := selectRows(ctx, s.Q, "person records", personRecordsSQL, func(r *row) []any {
+	rows, err := selectRows(ctx, s.Q, "person records", q, func(r *row) []any {
 		p := &r.person
 		d := append(make([]any, 0, 9+companyColumnCount), &p.ID, &p.Type, &p.TaxID, &p.Name, &p.Age, &p.Country,
 			&r.membership.Root, &r.membership.Role, &r.membership.Since)
 		return r.membership.appendDest(d)
-	}, pq.Array(ids))
+	}, args...)
 	if err != nil {
 		return nil, err
 	}

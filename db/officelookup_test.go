@@ -38,7 +38,7 @@ func TestOfficeReadsWithoutTheirTable(t *testing.T) {
 			}
 			r.Lookups = append(r.Lookups, l)
 		}
-		records, members, err := store.SearchRecords(ctx, asked)
+		records, members, err := store.SearchRecords(ctx, asked, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

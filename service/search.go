@@ -323,11 +323,11 @@ func (s *Service) SearchOffices(ctx context.Context, r SearchRequest) (SearchPag
 			return SearchPage[model.Office]{}, err
 		}
 		defer done()
-		page, keys, err := s.search(ctx, officeSearch, r, s.store.SearchOffices)
+		page, keys, tokens, err := s.search(ctx, officeSearch, r, s.store.SearchOffices)
 		if err != nil {
 			return SearchPage[model.Office]{}, err
 		}
-		offices, err := s.searchOffices(ctx, keys)
+		offices, err := s.searchOffices(ctx, keys, tokens)
 		return withRecords(page, offices), err
 	})
 }
@@ -341,11 +341,11 @@ func (s *Service) SearchPersons(ctx context.Context, r SearchRequest) (SearchPag
 			return SearchPage[model.Person]{}, err
 		}
 		defer done()
-		page, keys, err := s.search(ctx, personSearch, r, s.store.SearchPersons)
+		page, keys, tokens, err := s.search(ctx, personSearch, r, s.store.SearchPersons)
 		if err != nil {
 			return SearchPage[model.Person]{}, err
 		}
-		persons, err := s.searchPersons(ctx, keys)
+		persons, err := s.searchPersons(ctx, keys, tokens)
 		return withRecords(page, persons), err
 	})
 }
@@ -354,13 +354,14 @@ func withRecords[T any](p SearchPage[struct{}], records []T) SearchPage[T] {
 	return SearchPage[T]{Records: records, Next: p.Next, Limit: p.Limit, Count: p.Count, Exact: p.Exact, Cursors: p.Cursors}
 }
 
-// search runs a validated search and mints the tokens of its page.
+// search runs a validated search and mints the tokens of its page, which
+// the statement of its records stores (db.Store.SearchRecords).
 func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
-	run func(context.Context, db.Search) (db.SearchPage, error)) (SearchPage[struct{}], []string, error) {
+	run func(context.Context, db.Search) (db.SearchPage, error)) (SearchPage[struct{}], []string, []db.SearchToken, error) {
 	var cs Constraints
 	p := parseSearch(sk, r, &cs)
 	if err := cs.Err(); err != nil {
-		return SearchPage[struct{}]{}, nil, err
+		return SearchPage[struct{}]{}, nil, nil, err
 	}
 	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit, CountBudget: s.searchSettings.CountBudget,
 		CollectBelow: s.searchSettings.CollectBelow}
@@ -370,20 +371,20 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		var nf *db.NotFoundError
 		switch {
 		case errors.As(err, &nf), err == nil && (t.Kind != sk.name || time.Since(t.CreatedAt) > s.searchSettings.TokenTTL):
-			return out, nil, fault.Invalid(tokenUnknownRule)
+			return out, nil, nil, fault.Invalid(tokenUnknownRule)
 		case err != nil:
-			return out, nil, err
+			return out, nil, nil, err
 		}
 		if p.after != "" {
 			if t.Params != p.params {
-				return out, nil, fault.Invalid(afterOtherRule)
+				return out, nil, nil, fault.Invalid(afterOtherRule)
 			}
 		} else {
 			var tcs Constraints
 			values, _ := url.ParseQuery(t.Params)
 			p = parseSearch(sk, SearchRequest{Filters: values, Limit: &t.Limit}, &tcs)
 			if tcs.Err() != nil { // a token of an older release's rules
-				return out, nil, fault.Invalid(tokenUnknownRule)
+				return out, nil, nil, fault.Invalid(tokenUnknownRule)
 			}
 		}
 		q.Filters, q.Limit, q.After, q.Snapshot = p.filters, p.limit, t.After, t.Snapshot
@@ -391,7 +392,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 	} else {
 		codes, err := s.snapshot(ctx)
 		if err != nil {
-			return out, nil, err
+			return out, nil, nil, err
 		}
 		q.Filters, q.Snapshot = p.filters, codes.Snapshot.ID
 	}
@@ -401,16 +402,16 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		// new snapshot.
 		codes, rerr := s.store.Catalog.Refresh(ctx)
 		if rerr != nil {
-			return out, nil, storeErr(rerr, "")
+			return out, nil, nil, storeErr(rerr, "")
 		}
 		q.Snapshot = codes.Snapshot.ID
 		res, err = run(ctx, q)
 	}
 	switch {
 	case errors.Is(err, db.ErrSnapshotChanged):
-		return out, nil, fault.Invalid(tokenStaleRule)
+		return out, nil, nil, fault.Invalid(tokenStaleRule)
 	case err != nil:
-		return out, nil, storeErr(err, "")
+		return out, nil, nil, storeErr(err, "")
 	}
 	out.Count, out.Exact = res.Count, res.Exact
 	out.Limit = q.Limit
@@ -428,7 +429,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		for _, k := range res.Keys {
 			c, err := mint(k)
 			if err != nil {
-				return out, nil, err
+				return out, nil, nil, err
 			}
 			out.Cursors = append(out.Cursors, c)
 		}
@@ -437,14 +438,11 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		if r.Cursors {
 			out.Next = out.Cursors[len(out.Cursors)-1]
 		} else if out.Next, err = mint(res.Keys[len(res.Keys)-1]); err != nil {
-			return out, nil, err
+			return out, nil, nil, err
 		}
 	}
-	if err := s.store.SaveSearchTokens(ctx, tokens); err != nil {
-		return out, nil, err
-	}
 	s.dropOldTokens()
-	return out, res.Keys, nil
+	return out, res.Keys, tokens, nil
 }
 
 // newToken is a page token: the time in milliseconds (6 bytes, as a
@@ -482,10 +480,11 @@ func (s *Service) dropOldTokens() {
 
 // searchOffices reads the offices of a page as the office lookup shows
 // them, without Simples: one statement for the offices with their
-// companies and members (straight from the store: a page is one batch
-// already, and the loaders of a REST request do not wait to gather keys).
-func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.Office, error) {
-	offices, members, err := s.store.SearchRecords(ctx, taxIDs)
+// companies and members, which stores the page's tokens too (straight from
+// the store: a page is one batch already, and the loaders of a REST
+// request do not wait to gather keys).
+func (s *Service) searchOffices(ctx context.Context, taxIDs []string, tokens []db.SearchToken) ([]model.Office, error) {
+	offices, members, err := s.store.SearchRecords(ctx, taxIDs, tokens)
 	if err != nil {
 		return nil, storeErr(err, "")
 	}
@@ -510,9 +509,9 @@ func (s *Service) searchOffices(ctx context.Context, taxIDs []string) ([]model.O
 }
 
 // searchPersons reads the persons of a page with their memberships, in
-// one statement.
-func (s *Service) searchPersons(ctx context.Context, ids []string) ([]model.Person, error) {
-	persons, err := s.store.PersonRecords(ctx, ids)
+// one statement, which stores the page's tokens too.
+func (s *Service) searchPersons(ctx context.Context, ids []string, tokens []db.SearchToken) ([]model.Person, error) {
+	persons, err := s.store.PersonRecords(ctx, ids, tokens)
 	if err != nil {
 		return nil, storeErr(err, "")
 	}
