@@ -1387,11 +1387,11 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[
 }
 
 // withToken is a page's records statement (its one parameter $1, the
-// keys) that first stores the page's token ($2 to $9): one round trip
+// keys) that first stores the page's token ($2 to $9, scalars: encoding
+// arrays cost a name search 8 % of the server's time): one round trip
 // where the token's own statement was a second, with a transaction of its
-// own. E-mail domain searches served without storing their tokens at all
-// went 830 -> 1,031 req/s, a name word 598 -> 662 (docs/benchmarks.md,
-// "A page's token in its records' statement").
+// own. Interleaved on a PVM machine, first pages 11-16 % more req/s
+// (docs/benchmarks.md, "A page's token in its records' statement").
 func withToken(records string) string {
 	return `WITH saved_token AS (INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
 	VALUES ($2, $3, $4, $5, $6, $7, $8, $9))
