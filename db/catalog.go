@@ -36,7 +36,8 @@ type Codes struct {
 	// before 2026-11-28, not by state_tax_id (stateSignatures).
 	signatures, signaturePairs bool
 	// officeLookups: the snapshot has office_lookups (every import since
-	// they were added has); the office reads read its rows (officeReads).
+	// they were added has: a table, or a view of the join with
+	// --office-lookups=false); the office reads read it (officeReads).
 	officeLookups bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
@@ -585,10 +586,16 @@ func countryKey(code string) string {
 	return k
 }
 
-// HasOfficeLookups reports whether the live snapshot has office_lookups
-// (every import since the table exists, unless --office-lookups=false).
+// HasOfficeLookups reports whether the live snapshot has office_lookups as
+// a table (every import since the table exists, unless
+// --office-lookups=false, which makes it a view of the join).
 func HasOfficeLookups(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
-	return hasLiveTable(ctx, q, "office_lookups")
+	var ok bool
+	if err := q.QueryRowxContext(ctx, `SELECT EXISTS (SELECT FROM pg_class WHERE oid = to_regclass($1) AND relkind = 'r')`,
+		LiveSchema+".office_lookups").Scan(&ok); err != nil {
+		return false, fmt.Errorf("check the table office_lookups: %w", err)
+	}
+	return ok, nil
 }
 
 // HasWordTables reports whether the live snapshot has a word table of name

@@ -80,13 +80,25 @@ func (c *Codes) officeReads() *officeReads {
 	return &officeReadSQL.joined
 }
 
+// officeLookupsSelect is each office with its company's columns and
+// members, as the office reads read them (officeReadSQL).
+const officeLookupsSelect = `SELECT ` + officeAndCompanyColumns + `, c.members
+FROM offices o LEFT JOIN companies c ON c.root = o.root`
+
 // OfficeLookupsSQL derives office_lookups in the import, after the fold
 // (the companies' rows) and the offices' key (which drops a duplicated
-// establishment): each office with its company's columns and members, as
-// the office reads read them (officeReadSQL).
+// establishment).
 const OfficeLookupsSQL = `CREATE TABLE office_lookups AS
-SELECT ` + officeAndCompanyColumns + `, c.members
-FROM offices o LEFT JOIN companies c ON c.root = o.root`
+` + officeLookupsSelect
+
+// OfficeLookupsViewSQL is office_lookups as a view, for an import without
+// the table (--office-lookups=false): the reads then join each office to
+// its company, through the view, as planned for a snapshot without it. A
+// name that every snapshot since has, table or view: a server whose
+// catalog has not yet seen the swap to such a snapshot reads the view,
+// where a dropped table answered 503 until its next check.
+const OfficeLookupsViewSQL = `CREATE VIEW office_lookups AS
+` + officeLookupsSelect
 
 // OfficeLookupsIndexSQL is office_lookups' key.
 const OfficeLookupsIndexSQL = `CREATE UNIQUE INDEX office_lookups_pkey ON office_lookups (tax_id) WITH (fillfactor = 100)`
