@@ -586,16 +586,17 @@ func countryKey(code string) string {
 	return k
 }
 
-// HasOfficeLookups reports whether the live snapshot has office_lookups as
-// a table (every import since the table exists, unless
-// --office-lookups=false, which makes it a view of the join).
-func HasOfficeLookups(ctx context.Context, q sqlx.QueryerContext) (bool, error) {
-	var ok bool
-	if err := q.QueryRowxContext(ctx, `SELECT EXISTS (SELECT FROM pg_class WHERE oid = to_regclass($1) AND relkind = 'r')`,
-		LiveSchema+".office_lookups").Scan(&ok); err != nil {
-		return false, fmt.Errorf("check the table office_lookups: %w", err)
+// OfficeLookupsKind is what the live snapshot's office_lookups is: "table"
+// (every import since it exists, by default), "view" (a view of the join:
+// import --office-lookups=false), or "" (none: imported before it existed,
+// or nothing live).
+func OfficeLookupsKind(ctx context.Context, q sqlx.QueryerContext) (string, error) {
+	var kind string
+	if err := q.QueryRowxContext(ctx, `SELECT coalesce((SELECT CASE relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' END
+		FROM pg_class WHERE oid = to_regclass($1)), '')`, LiveSchema+".office_lookups").Scan(&kind); err != nil {
+		return "", fmt.Errorf("check office_lookups: %w", err)
 	}
-	return ok, nil
+	return kind, nil
 }
 
 // HasWordTables reports whether the live snapshot has a word table of name

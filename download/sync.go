@@ -23,10 +23,10 @@ type SyncOptions struct {
 	Streams int          // the import's COPY streams; 0: its default
 	// WordTables: whether the import builds the word tables (default: as
 	// the live snapshot; importer.Options).
-	WordTables importer.WordTables
-	// NoOfficeLookups: the import derives no office_lookups
-	// (importer.Options).
-	NoOfficeLookups bool
+	WordTables importer.Choice
+	// OfficeLookups: whether the import derives office_lookups (default:
+	// as the live snapshot; importer.Options).
+	OfficeLookups importer.Choice
 }
 
 // SyncResult tells what a sync did.
@@ -94,15 +94,15 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 
 	dir := res.Download.Dir
 	res.Snapshot, err = importer.Import(ctx, d, importer.Options{
-		Paths:           []string{dir},
-		Municipalities:  filepath.Join(dir, TABMUNFile),
-		Countries:       filepath.Join(dir, CountriesFile),
-		DumpMonth:       res.Month,
-		Progress:        opts.Progress,
-		Logger:          opts.Logger,
-		Streams:         opts.Streams,
-		WordTables:      opts.WordTables,
-		NoOfficeLookups: opts.NoOfficeLookups,
+		Paths:          []string{dir},
+		Municipalities: filepath.Join(dir, TABMUNFile),
+		Countries:      filepath.Join(dir, CountriesFile),
+		DumpMonth:      res.Month,
+		Progress:       opts.Progress,
+		Logger:         opts.Logger,
+		Streams:        opts.Streams,
+		WordTables:     opts.WordTables,
+		OfficeLookups:  opts.OfficeLookups,
 	})
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", dir, err)

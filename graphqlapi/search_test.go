@@ -43,7 +43,7 @@ func generatedServer(t *testing.T) (*server, world) {
 	if _, err := generator.Generate(generator.Options{Companies: 3000, Out: dir, Seed: 11, Parts: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importer.Import(context.Background(), d, importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesOn}); err != nil {
+	if _, err := importer.Import(context.Background(), d, importer.Options{Paths: []string{dir}, WordTables: importer.On}); err != nil {
 		t.Fatal(err)
 	}
 	return serverOver(t, d, serverOptions{}), loadWorld(t, d)

@@ -116,11 +116,13 @@ func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
 	}
 }
 
-// TestOfficeAnswersWithoutOfficeLookups: an import with NoOfficeLookups
+// TestOfficeAnswersWithoutOfficeLookups: an import with OfficeLookups Off
 // derives no office_lookups table, only a view of the join, and every
 // office lookup answers the same as from the snapshot of the same dump
 // with the table: at once, while the server's catalog still takes the
 // live snapshot for the one with the table, and once it has seen the swap.
+// An import that does as the live snapshot keeps the view, and one with
+// OfficeLookups On makes the table again.
 func TestOfficeAnswersWithoutOfficeLookups(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
@@ -173,13 +175,23 @@ func TestOfficeAnswersWithoutOfficeLookups(t *testing.T) {
 	}
 	with := answers(taxIDs)
 
-	mustImport(t, d, importer.Options{Paths: []string{dir}, NoOfficeLookups: true})
+	mustImport(t, d, importer.Options{Paths: []string{dir}, OfficeLookups: importer.Off})
 	if k := kind(); k != "v" {
-		t.Fatalf("NoOfficeLookups: office_lookups of relkind %q, not a view", k)
+		t.Fatalf("OfficeLookups Off: office_lookups of relkind %q, not a view", k)
 	}
 	same("before the catalog saw the swap", with, answers(taxIDs))
 	if _, err := store.Catalog.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	same("after", with, answers(taxIDs))
+
+	for _, c := range []struct {
+		choice importer.Choice
+		kind   string
+	}{{importer.AsLive, "v"}, {importer.On, "r"}, {importer.AsLive, "r"}} {
+		mustImport(t, d, importer.Options{Paths: []string{dir}, OfficeLookups: c.choice})
+		if k := kind(); k != c.kind {
+			t.Errorf("OfficeLookups %d after the import before: office_lookups of relkind %q, want %q", c.choice, k, c.kind)
+		}
+	}
 }

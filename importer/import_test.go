@@ -636,9 +636,9 @@ func TestImportPrunesOlderOverlay(t *testing.T) {
 	}
 }
 
-// TestWordTables: with WordTablesOn the snapshot has the word table, one
+// TestWordTables: with On the snapshot has the word table, one
 // row per office and distinct word of its company's name or its alias,
-// with the office's state; with WordTablesOff it has none (name searches
+// with the office's state; with Off it has none (name searches
 // then use the GIN indexes); by default an import does as the live
 // snapshot, none live meaning off, and a snapshot of the word tables before
 // office_words (company_words) counting as on.
@@ -654,14 +654,14 @@ func TestWordTables(t *testing.T) {
 		return ok
 	}
 	for _, step := range []struct {
-		choice importer.WordTables
+		choice importer.Choice
 		want   bool
 	}{
-		{importer.WordTablesAsLive, false}, // nothing live
-		{importer.WordTablesOn, true},
-		{importer.WordTablesAsLive, true}, // the monthly sync keeps them
-		{importer.WordTablesOff, false},
-		{importer.WordTablesAsLive, false},
+		{importer.AsLive, false}, // nothing live
+		{importer.On, true},
+		{importer.AsLive, true}, // the monthly sync keeps them
+		{importer.Off, false},
+		{importer.AsLive, false},
 	} {
 		mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: step.choice})
 		if got := exists(); got != step.want {
@@ -672,7 +672,7 @@ func TestWordTables(t *testing.T) {
 	if _, err := d.Exec(`CREATE TABLE cnpj.company_words (word text, root text)`); err != nil {
 		t.Fatal(err)
 	}
-	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesAsLive})
+	mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: importer.AsLive})
 	if !exists() {
 		t.Fatal("a snapshot with company_words: the next import did not build office_words")
 	}
@@ -733,7 +733,7 @@ func TestVisibilityWarning(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dir := generated(t, generator.Options{Companies: 200, Seed: 3})
 	words := func(progress io.Writer, wait time.Duration) importer.Options {
-		return importer.Options{Paths: []string{dir}, WordTables: importer.WordTablesOn, Progress: progress, VisibilityWait: wait}
+		return importer.Options{Paths: []string{dir}, WordTables: importer.On, Progress: progress, VisibilityWait: wait}
 	}
 	unmarked := func() int {
 		var n int

@@ -58,14 +58,16 @@ type Options struct {
 	// (wordTablesSQL, personWordsSQL); without them name searches use the
 	// GIN indexes alone. By default an import does as the live snapshot,
 	// so the monthly sync keeps what the operator chose.
-	WordTables WordTables
-	// NoOfficeLookups: derive no office_lookups table, only a view of the join
-	// (db.OfficeLookupsViewSQL): the office reads then join each office to its
-	// company (db/officelookup.go), for a snapshot about 30 % smaller and an
-	// import that skips its biggest statement, where a lookup reads two rows
-	// instead of one (docs/benchmarks.md, "A snapshot without
-	// office_lookups"). Not kept from the live snapshot as WordTables is.
-	NoOfficeLookups bool
+	WordTables Choice
+	// OfficeLookups: whether to derive office_lookups, each office with its
+	// company in one row, which the office reads read (db/officelookup.go).
+	// Off, it is a view of the join (db.OfficeLookupsViewSQL): a snapshot
+	// about 30 % smaller and an import that skips its biggest statement, where
+	// a lookup reads two rows instead of one (docs/benchmarks.md, "A snapshot
+	// without office_lookups"). By default an import does as the live snapshot
+	// (a view: off; a table, or none: on), so the monthly sync keeps what the
+	// operator chose.
+	OfficeLookups Choice
 	// VisibilityWait: how long the vacuum phase waits for transactions
 	// older than the import's rows to end, so VACUUM can mark every page
 	// all-visible, before it warns and goes on (run.vacuum); 0 means a
@@ -73,14 +75,15 @@ type Options struct {
 	VisibilityWait time.Duration
 }
 
-// WordTables is whether an import builds the word tables.
-type WordTables uint8
+// Choice is whether an import builds something optional: the word tables
+// (Options.WordTables), office_lookups (Options.OfficeLookups).
+type Choice uint8
 
-// The choices of Options.WordTables.
+// The choices.
 const (
-	WordTablesAsLive WordTables = iota // as the live snapshot (none live: off)
-	WordTablesOn
-	WordTablesOff
+	AsLive Choice = iota // as the live snapshot (none live: each option says)
+	On
+	Off
 )
 
 // Import loads the dump named by opts.Paths and swaps it in as the live
@@ -268,8 +271,8 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	// transaction id near the tables' own kept VACUUM from setting their
 	// hint bits, so from marking their pages (PostgreSQL keeps one commit
 	// position per 32 transaction ids); see also flushWAL.
-	wordTables := r.opts.WordTables == WordTablesOn
-	if r.opts.WordTables == WordTablesAsLive {
+	wordTables := r.opts.WordTables == On
+	if r.opts.WordTables == AsLive {
 		if wordTables, err = db.HasWordTables(ctx, r.d); err != nil {
 			return db.Snapshot{}, err
 		}
@@ -277,8 +280,18 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			r.prog.printf("building the word tables of name search, as the live snapshot has them")
 		}
 	}
+	officeLookups := r.opts.OfficeLookups != Off
+	if r.opts.OfficeLookups == AsLive {
+		kind, err := db.OfficeLookupsKind(ctx, r.d)
+		if err != nil {
+			return db.Snapshot{}, err
+		}
+		if officeLookups = kind != "view"; !officeLookups {
+			r.prog.printf("office_lookups as a view of the join, as the live snapshot has it")
+		}
+	}
 	tables := append(slices.Clone(snapshotTables), "office_signatures")
-	if !r.opts.NoOfficeLookups {
+	if officeLookups {
 		tables = append(tables, "office_lookups")
 	}
 	if wordTables {
@@ -300,7 +313,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			return r.loadBig(ctx)
 		}},
 		{"derive and index", func() error {
-			return schedule(ctx, r.tasks(periods, indexes, wordTables), r.opts.Streams)
+			return schedule(ctx, r.tasks(periods, indexes, wordTables, officeLookups), r.opts.Streams)
 		}},
 		{"primary keys", func() error { return r.exec(ctx, constraints...) }},
 		{"vacuum and analyze", func() error {
@@ -587,6 +600,7 @@ var buildCosts = map[string]float64{
 	"fold":                       3.6, // its companies_pkey included
 	"office signatures":          1.5,
 	"office lookups":             1.9,
+	"office lookups view":        0,
 	"office words":               3.0,
 	"companies_pkey":             0.4,
 	"offices_pkey":               0.31,
@@ -642,7 +656,7 @@ func builtOn(stmt string) string {
 
 // tasks are the work after the load: the derived tables and the index
 // builds, each needing the task that writes its table.
-func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
+func (r *run) tasks(periods string, indexes []string, wordTables, officeLookups bool) []task {
 	personsStmts := []string{personsSQL, "DROP TABLE person_rows"}
 	if wordTables {
 		personsStmts = append(personsStmts, personWordsSQL)
@@ -661,11 +675,11 @@ func (r *run) tasks(periods string, indexes []string, wordTables bool) []task {
 		sql("office signatures", []string{"fold", "offices_pkey"}, db.OfficeSignaturesSQL),
 	}
 	derived := []string{db.OfficeSignaturesIndexSQL}
-	if r.opts.NoOfficeLookups {
-		tasks = append(tasks, sql("office lookups view", nil, db.OfficeLookupsViewSQL))
-	} else {
+	if officeLookups {
 		tasks = append(tasks, sql("office lookups", []string{"fold", "offices_pkey"}, db.OfficeLookupsSQL))
 		derived = append(derived, db.OfficeLookupsIndexSQL)
+	} else {
+		tasks = append(tasks, sql("office lookups view", nil, db.OfficeLookupsViewSQL))
 	}
 	if wordTables {
 		tasks = append(tasks, sql("office words", []string{"fold"}, wordTablesSQL...))

@@ -18,7 +18,7 @@ func TestTasks(t *testing.T) {
 	for _, words := range []bool{false, true} {
 		indexes, constraints := indexStatements(words)
 		r := &run{}
-		tasks := r.tasks("SELECT 1", indexes, words)
+		tasks := r.tasks("SELECT 1", indexes, words, true)
 		byName := map[string]task{}
 		for _, tk := range tasks {
 			if _, ok := buildCosts[tk.name]; !ok {
@@ -68,6 +68,29 @@ func TestTasks(t *testing.T) {
 		}
 		if err := schedule(context.Background(), tasks, 2); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestTasksWithoutOfficeLookups: office_lookups off, its view is a task
+// (priced, needing nothing: its tables exist from the start), and neither
+// the table nor its key is.
+func TestTasksWithoutOfficeLookups(t *testing.T) {
+	indexes, _ := indexStatements(false)
+	r := &run{}
+	names := map[string][]string{}
+	for _, tk := range r.tasks("SELECT 1", indexes, false, false) {
+		if _, ok := buildCosts[tk.name]; !ok {
+			t.Errorf("%q has no cost in buildCosts", tk.name)
+		}
+		names[tk.name] = tk.needs
+	}
+	if needs, ok := names["office lookups view"]; !ok || len(needs) != 0 {
+		t.Errorf("office lookups view: a task %v, needing %v", ok, needs)
+	}
+	for _, n := range []string{"office lookups", "office_lookups_pkey"} {
+		if _, ok := names[n]; ok {
+			t.Errorf("%s is a task without office_lookups", n)
 		}
 	}
 }

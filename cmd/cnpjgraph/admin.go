@@ -61,14 +61,16 @@ func runStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var words, lookups bool // the live snapshot has the word tables of name search, office_lookups
+	var words, lookups bool // the live snapshot has the word tables of name search, office_lookups' table
 	if live.ID != 0 {
 		if words, err = db.HasWordTables(ctx, d); err != nil {
 			return err
 		}
-		if lookups, err = db.HasOfficeLookups(ctx, d); err != nil {
+		kind, err := db.OfficeLookupsKind(ctx, d)
+		if err != nil {
 			return err
 		}
+		lookups = kind == "table"
 	}
 	if *asJSON {
 		out := map[string]any{"recent": recent}
@@ -94,9 +96,9 @@ func runStatus(ctx context.Context, args []string) error {
 			fmt.Println("  word tables: no (import --word-tables builds them: faster name searches)")
 		}
 		if lookups {
-			fmt.Println("  office lookups: yes (an office with its company in one row; import --office-lookups=false: a smaller snapshot)")
+			fmt.Println("  office lookups: yes (an office with its company in one row; imports keep it; import --office-lookups=false: a smaller snapshot)")
 		} else {
-			fmt.Println("  office lookups: no (reads join each office to its company; an import without --office-lookups=false derives them)")
+			fmt.Println("  office lookups: no (reads join each office to its company; imports keep that; import --office-lookups derives the table)")
 		}
 	}
 	if len(recent) > 0 {

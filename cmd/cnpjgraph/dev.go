@@ -57,7 +57,7 @@ func runDev(ctx context.Context, args []string) error {
 			Progress: os.Stderr,
 			// A small sample: the word tables cost little here and make
 			// the playground's name searches take the production path.
-			WordTables: importer.WordTablesOn,
+			WordTables: importer.On,
 			Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
 		if err != nil {

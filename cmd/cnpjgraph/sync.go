@@ -35,7 +35,7 @@ Flags:
 	jobs := fs.Int("jobs", 4, "files downloaded at once")
 	streams := fs.Int("streams", 2, "the import's concurrent COPY streams and index builds")
 	fs.Bool("word-tables", false, "build the word tables, or not (=false); default: as the live snapshot (see cnpjgraph import -h)")
-	officeLookups := fs.Bool("office-lookups", true, officeLookupsUsage)
+	fs.Bool("office-lookups", false, officeLookupsUsage)
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -48,12 +48,12 @@ Flags:
 	}
 	defer d.Close()
 	res, err := download.Sync(ctx, d, download.SyncOptions{
-		Options:         download.Options{Config: cfg, Dir: *dir, Month: *month, Jobs: *jobs, Progress: os.Stderr},
-		Keep:            *keep,
-		Logger:          slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		Streams:         *streams,
-		WordTables:      wordTablesFlag(fs),
-		NoOfficeLookups: !*officeLookups,
+		Options:       download.Options{Config: cfg, Dir: *dir, Month: *month, Jobs: *jobs, Progress: os.Stderr},
+		Keep:          *keep,
+		Logger:        slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Streams:       *streams,
+		WordTables:    choiceFlag(fs, "word-tables"),
+		OfficeLookups: choiceFlag(fs, "office-lookups"),
 	})
 	exitIfBusy("sync", err)
 	if err != nil {

@@ -44,7 +44,7 @@ func ImportSample(t testing.TB, d *sqlx.DB) {
 		Paths:          []string{filepath.Join(shared, "data", "rfb-sample")},
 		Municipalities: filepath.Join(shared, "data", "municipios", "TABMUN.CSV"),
 		Countries:      filepath.Join(shared, "data", "paises", "paises-m49.csv"),
-		WordTables:     importer.WordTablesOn,
+		WordTables:     importer.On,
 	})
 	if err != nil {
 		t.Fatalf("dbtest: import the sample: %v", err)
