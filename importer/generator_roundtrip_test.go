@@ -15,6 +15,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/importer"
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
+	"github.com/cnpjgraph/cnpjgraph/model"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/wire"
 )
@@ -92,16 +93,8 @@ func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
 	single := loaders.With(context.Background(), loaders.NewWithWait(store, 0))
 	batched := loaders.With(context.Background(), loaders.New(store))
 	for _, id := range taxIDs {
-		q := service.OfficeQuery{TaxID: cnpj.CNPJ(id), Simples: true, Cache: service.DefaultCache()}
-		q.Cache.Strategy = service.Cache
-		o, err := svc.Office(single, q)
-		if err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
-		got, err := wire.AppendOffice(nil, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := snapshotQuery(id)
+		o, got := officeAnswer(single, t, svc, q)
 		want, _ := json.Marshal(wire.OfficeOf(o))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s: AppendOffice\n%s\njson.Marshal\n%s", id, got, want)
@@ -114,6 +107,28 @@ func TestOfficeAnswersOfAGeneratedDump(t *testing.T) {
 			t.Fatalf("%s: one statement and the loaders differ:\n%s\n%s", id, want, again)
 		}
 	}
+}
+
+// snapshotQuery is the office lookup of id, with its Simples, from the
+// snapshot alone (strategy CACHE).
+func snapshotQuery(id string) service.OfficeQuery {
+	q := service.OfficeQuery{TaxID: cnpj.CNPJ(id), Simples: true, Cache: service.DefaultCache()}
+	q.Cache.Strategy = service.Cache
+	return q
+}
+
+// officeAnswer runs q and returns the office with its REST answer.
+func officeAnswer(ctx context.Context, t *testing.T, svc *service.Service, q service.OfficeQuery) (model.Office, []byte) {
+	t.Helper()
+	o, err := svc.Office(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q.TaxID, err)
+	}
+	b, err := wire.AppendOffice(nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, b
 }
 
 // TestOfficeAnswersWithoutOfficeLookups: an import with OfficeLookups Off
@@ -134,16 +149,7 @@ func TestOfficeAnswersWithoutOfficeLookups(t *testing.T) {
 		t.Helper()
 		out := make(map[string]string, len(taxIDs))
 		for _, id := range taxIDs {
-			q := service.OfficeQuery{TaxID: cnpj.CNPJ(id), Simples: true, Cache: service.DefaultCache()}
-			q.Cache.Strategy = service.Cache
-			o, err := svc.Office(ctx, q)
-			if err != nil {
-				t.Fatalf("%s: %v", id, err)
-			}
-			b, err := wire.AppendOffice(nil, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, b := officeAnswer(ctx, t, svc, snapshotQuery(id))
 			out[id] = string(b)
 		}
 		return out
