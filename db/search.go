@@ -850,8 +850,8 @@ const searchSettings = "SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_
 // queryRow runs one search statement on the pool: no transaction, as each
 // statement checks that its snapshot is live (search), and none holds the
 // snapshot's tables against a swap, which renames schemas.
-func queryRow(ctx context.Context, d *sqlx.DB, query string) *sql.Row {
-	return d.QueryRowContext(ctx, searchSettings+query)
+func queryRow(ctx context.Context, d sqlx.QueryerContext, query string) *sqlx.Row {
+	return d.QueryRowxContext(ctx, searchSettings+query)
 }
 
 func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeOf func(*where) shape) (SearchPage, error) {
@@ -881,19 +881,19 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 	var keys pq.StringArray
 	if q.After == "" {
 		// An exact count has read every match: it gives the first page too.
-		if p.Count, p.Exact, keys, err = count(ctx, s.DB, q, sh, w, q.Limit+1, live); err != nil {
+		if p.Count, p.Exact, keys, err = count(ctx, s.Searches, q, sh, w, q.Limit+1, live); err != nil {
 			return SearchPage{}, errOr(ctx, err)
 		}
 	} else {
 		p.Count, p.Exact = q.Count, q.Exact
 	}
 	if keys == nil {
-		if keys, err = page(ctx, s.DB, q, sh, w, p, live()); err != nil {
+		if keys, err = page(ctx, s.Searches, q, sh, w, p, live()); err != nil {
 			return SearchPage{}, err
 		}
 	}
 	if len(keys) == 0 {
-		if err := stillLive(ctx, s.DB, q.Snapshot); err != nil {
+		if err := stillLive(ctx, s.Searches, q.Snapshot); err != nil {
 			return SearchPage{}, err
 		}
 	}
@@ -914,7 +914,7 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 // page reads the keys of a page (at most q.Limit+1, the one more saying
 // there is a next page) after q.After: each branch's first keys in order,
 // united. live is the condition that the search's snapshot is live.
-func page(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
+func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
 	// A search known to be small is collected: read whole through the
 	// indexes of its filters and sorted. Left to choose, PostgreSQL may
 	// walk the offices in key order, expecting matches spread evenly,
@@ -963,7 +963,7 @@ func keysOf(parts []string, limit string) string {
 }
 
 // queryKeys runs a statement of keysOf.
-func queryKeys(ctx context.Context, d *sqlx.DB, w *where, query string) (pq.StringArray, error) {
+func queryKeys(ctx context.Context, d sqlx.QueryerContext, w *where, query string) (pq.StringArray, error) {
 	var keys pq.StringArray
 	if err := queryRow(ctx, d, query).Scan(&keys); err != nil {
 		return nil, fmt.Errorf("search: %w", errOr(ctx, err))
@@ -1005,7 +1005,7 @@ const stateWalkLength = 5000
 // collects the matches after the last of them through the branches'
 // indexes and sorts them. Two statements, as PostgreSQL plans every part
 // of one: the collect's joins took 1 to 2.5 ms to plan, the walk 0.1.
-func stateWalkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
+func stateWalkPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
 	n := strconv.Itoa(stateWalkLength)
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
@@ -1101,7 +1101,7 @@ const collectCap = 1000
 // statement. Only past the cap, with as many matches as they may be (a
 // word's frequency below what the statistics list can still be 100,000
 // aliases of the whole registry), does walkPage read the page instead.
-func cappedPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
+func cappedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
 	b := sh.branches[walked]
 	capped := slices.Clone(parts)
 	capped[walked] = "(SELECT k FROM capped ORDER BY k LIMIT " + limit + ")"
@@ -1131,7 +1131,7 @@ func cappedPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, l
 // stretch, every key of the page is in it. In one statement the matches
 // after the stretch were read whole when needed: 2,685 aliases of
 // "francisca" after a stretch that held 10 of the 11 keys (6.4 ms of 11).
-func walkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
+func walkPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string, walked int, parts []string) (pq.StringArray, error) {
 	b := sh.branches[walked]
 	// The columns the walk branch reads (its alias condition, its keyset):
 	// materializing whole rows took 7 % longer.
@@ -1188,7 +1188,7 @@ func walkPage(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, liv
 // stillLive is ErrSnapshotChanged unless snapshot is the live one. A page
 // read in two statements asks it when the second ended the search: a swap
 // between them leaves the second reading nothing.
-func stillLive(ctx context.Context, d *sqlx.DB, snapshot int64) error {
+func stillLive(ctx context.Context, d sqlx.QueryerContext, snapshot int64) error {
 	live, err := LiveSnapshot(ctx, d)
 	if err != nil {
 		return err
@@ -1225,7 +1225,7 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // count is a first page's count, before its page. PostgreSQL estimates
 // the matches (its planner, from the table statistics: no row is read),
 // unless the shape's estimate stands for it (unpriced: the same statistics,
-// read by the server, without the round trip); a search expected to have
+// read by the server, without the planner); a search expected to have
 // more than q.CountLimit (unless that estimate is a guess: guessed), or
 // whose count PostgreSQL prices past q.CountBudget
 // (countCostPerMillisecond), says that estimate. One
@@ -1236,67 +1236,83 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // cost many times its page. search then raises an estimate to what the
 // page proves, and a first page that holds every match counts itself.
 //
+// The planner's estimate and the count are one round trip: the server
+// function search_priced_count (migration 00006) runs the EXPLAIN and,
+// when its estimate and price allow, the count.
+//
 // An exact count has read every match, so it also gives the first page:
 // keys, the first pageLimit keys in order (non-nil only when exact), read
 // where live (a condition it adds; nil for none) holds.
-func count(ctx context.Context, d *sqlx.DB, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
+func count(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, pageLimit int, live func() string) (n int64, exact bool, keys pq.StringArray, err error) {
 	if sh.estimate > 0 && (sh.uncounted || (sh.estimate > int64(q.CountLimit) && !sh.guessed)) {
 		return sh.estimate, false, nil, nil
 	}
 	budget := max(q.CountBudget.Milliseconds(), 1)
-	estimate := sh.estimate
-	if !sh.unpriced {
-		var cost float64
-		if estimate, cost, err = explain(ctx, d, sh, w); err != nil {
-			return 0, false, nil, err
-		}
-		if estimate > int64(q.CountLimit) || cost > float64(budget*countCostPerMillisecond) {
-			return estimate, false, nil, nil
-		}
-	}
-
 	var extra []string
 	if live != nil {
 		extra = append(extra, live())
 	}
 	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
+	estimate := sh.estimate
+	counted := sql.NullInt64{}
+	var scan func(*sqlx.Row) error
+	if sh.unpriced {
+		scan = func(r *sqlx.Row) error { return r.Scan(&counted, &keys) }
+	} else {
+		countQuery = "SELECT counted, keys, estimate FROM search_priced_count(" + quoteText("EXPLAIN "+explainQuery(sh, w)) + ", " +
+			quoteText(countQuery) + ", " + strconv.Itoa(q.CountLimit) + ", " + strconv.FormatInt(budget*countCostPerMillisecond, 10) + ")"
+		scan = func(r *sqlx.Row) error { return r.Scan(&counted, &keys, &estimate) }
+	}
 	// The budget is the statement's own timeout, set in the same round
 	// trip. A timeout that fires as the count ends (its timer is still
 	// armed) stays pending in the session and failed whatever statement
 	// came next on the connection, as many as one in ten after a count at
 	// its budget under load: pg_sleep(0), with no timeout of its own, meets
 	// it within this round trip, where it reads as a count out of budget.
-	err = queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
-		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)").Scan(&n, &keys)
+	err = scan(queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
+		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)"))
 	var pqErr *pq.Error
 	stopped := errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil // the budget ran out
 	if err != nil && !stopped {
 		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
 	switch {
-	case stopped:
+	case stopped && !sh.unpriced:
+		// Rare: priced within the budget, the count ran out of it, and
+		// the estimate with it.
+		if estimate, _, err = explain(ctx, d, sh, w); err != nil {
+			return 0, false, nil, err
+		}
 		return estimate, false, nil, nil
-	case n > int64(q.CountLimit): // at least one past the limit
+	case stopped, !counted.Valid: // out of budget, or not started (its estimate or price)
+		return estimate, false, nil, nil
+	case counted.Int64 > int64(q.CountLimit): // at least one past the limit
 		return max(estimate, int64(q.CountLimit)+1), false, nil, nil
 	}
 	if keys == nil {
 		keys = pq.StringArray{}
 	}
-	return n, true, keys, nil
+	return counted.Int64, true, keys, nil
 }
 
-// explain is PostgreSQL's estimate of a search's matches and its price
-// (the plan's total cost), from the top node of its plan.
-func explain(ctx context.Context, d *sqlx.DB, sh shape, w *where) (estimate int64, cost float64, err error) {
+// explainQuery is the statement whose plan estimates a search's matches:
+// the union of its branches' keys.
+func explainQuery(sh shape, w *where) string {
 	parts := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
 		parts[i] = w.sel(b, sh.key)
 	}
+	return strings.Join(parts, " UNION ")
+}
+
+// explain is PostgreSQL's estimate of a search's matches and its price
+// (the plan's total cost), from the top node of its plan.
+func explain(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where) (estimate int64, cost float64, err error) {
 	// The plan's first line is its top node, with the total cost and rows.
 	// Not FORMAT JSON: decoding the whole plan of a name search took 9 %
 	// of the server's time on a name word + state.
 	var top string
-	if err := queryRow(ctx, d, "EXPLAIN "+strings.Join(parts, " UNION ")).Scan(&top); err != nil {
+	if err := queryRow(ctx, d, "EXPLAIN "+explainQuery(sh, w)).Scan(&top); err != nil {
 		return 0, 0, fmt.Errorf("search estimate: %w", err)
 	}
 	m := planTop.FindStringSubmatch(top)

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/pgtest"
 )
 
 // TestCountBudget: a count that outlasts its budget is stopped and the
@@ -121,18 +122,31 @@ func TestCountPastTheLimit(t *testing.T) {
 	}
 }
 
-// serverDB is the test server's admin database (as dbtest.AdminURL, which
-// this package cannot import): these tests read no table.
+// serverDB is a session on a migrated throwaway database (count calls the
+// migrations' search_priced_count); these tests read no table. Each test
+// migrates one database (countDB) and opens its sessions on it.
 func serverDB(t *testing.T) *sqlx.DB {
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	return session(t, countDB(t))
+}
+
+// countDB creates a migrated throwaway database and returns its URL.
+func countDB(t *testing.T) string {
+	u := pgtest.NewURL(t)
+	d := session(t, u)
+	if err := Migrate(context.Background(), d); err != nil {
+		t.Fatal(err)
 	}
+	return u
+}
+
+// session is a pool of one connection: what a statement leaves set, the
+// next statement sees.
+func session(t *testing.T, url string) *sqlx.DB {
 	d, err := sqlx.Open("postgres", url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.SetMaxOpenConns(1) // one session: what a statement leaves set, the next sees
+	d.SetMaxOpenConns(1)
 	t.Cleanup(func() { _ = d.Close() })
 	return d
 }
@@ -187,8 +201,9 @@ func TestCountBudgetLeavesNothingPending(t *testing.T) {
 	ctx := context.Background()
 	var failed atomic.Int64
 	var wg sync.WaitGroup
+	url := countDB(t)
 	for range 6 {
-		d := serverDB(t)
+		d := session(t, url)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -26,9 +26,12 @@ func (e *NotFoundError) NotFound() bool { return true }
 // Store runs the lookups of the service against the live snapshot and turns
 // rows into domain values, resolving codes through the in-memory Catalog.
 type Store struct {
-	DB      *sqlx.DB
-	Q       sqlx.QueryerContext // the queryer lookups go through (prepared, counted)
-	Catalog *Catalog
+	DB *sqlx.DB
+	Q  sqlx.QueryerContext // the queryer lookups go through (prepared, counted)
+	// Searches is the queryer search statements go through: counted, not
+	// prepared (each statement holds its values as literals).
+	Searches sqlx.QueryerContext
+	Catalog  *Catalog
 }
 
 // StoreOptions tunes a Store.
@@ -41,14 +44,15 @@ type StoreOptions struct {
 
 // NewStore returns a Store over d with prepared statements.
 func NewStore(d *sqlx.DB, opts StoreOptions) *Store {
-	var q sqlx.QueryerContext = NewPrepared(d)
+	var q, searches sqlx.QueryerContext = NewPrepared(d), d
 	if opts.OnQuery != nil {
 		q = Counted{Q: q, OnQuery: opts.OnQuery}
+		searches = Counted{Q: d, OnQuery: opts.OnQuery}
 	}
 	if opts.CatalogInterval <= 0 {
 		opts.CatalogInterval = 2 * time.Second
 	}
-	return &Store{DB: d, Q: q, Catalog: NewCatalog(d, opts.CatalogInterval)}
+	return &Store{DB: d, Q: q, Searches: searches, Catalog: NewCatalog(d, opts.CatalogInterval)}
 }
 
 // Offices returns the offices with their company and Simples (no members),

@@ -5,57 +5,24 @@ package dbtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/internal/pgtest"
 )
 
 // AdminURL is the server the throwaway databases are created on.
-func AdminURL() string {
-	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-}
+func AdminURL() string { return pgtest.AdminURL() }
 
 // NewURL creates an empty database and returns its URL; the database is
 // dropped when the test ends.
 func NewURL(t testing.TB) string {
 	t.Helper()
-	ctx := context.Background()
-	admin, err := sqlx.Open("postgres", AdminURL())
-	if err != nil {
-		t.Fatalf("dbtest: %v", err)
-	}
-	defer admin.Close()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "cnpjgraph_test_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("dbtest: create database (is PostgreSQL running? make test starts it): %v", err)
-	}
-	t.Cleanup(func() {
-		admin, err := sqlx.Open("postgres", AdminURL())
-		if err != nil {
-			return
-		}
-		defer admin.Close()
-		_, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, err := url.Parse(AdminURL())
-	if err != nil {
-		t.Fatalf("dbtest: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.NewURL(t)
 }
 
 // New creates a migrated throwaway database and returns a connection to it.
