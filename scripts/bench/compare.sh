@@ -22,6 +22,7 @@ a=$1 b=$2 urls=$3 rounds=${4:-4} secs=${5:-8} conns=${6:-8}
 : "${DATABASE_URL:?set DATABASE_URL to the import to serve}"
 : "${API_KEY:?set API_KEY to a key of an account with credits}"
 here=$(cd "$(dirname "$0")" && pwd)
+command -v wrk >/dev/null || "$here/../apt-install.sh" wrk # as make bench
 log=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$log"' EXIT
