@@ -1225,7 +1225,7 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // count is a first page's count, before its page. PostgreSQL estimates
 // the matches (its planner, from the table statistics: no row is read),
 // unless the shape's estimate stands for it (unpriced: the same statistics,
-// read by the server, without the planner); a search expected to have
+// read by the server, without the round trip); a search expected to have
 // more than q.CountLimit (unless that estimate is a guess: guessed), or
 // whose count PostgreSQL prices past q.CountBudget
 // (countCostPerMillisecond), says that estimate. One
@@ -1236,10 +1236,6 @@ var planTop = regexp.MustCompile(`\(cost=[0-9.]+\.\.([0-9.]+) rows=([0-9]+) `)
 // cost many times its page. search then raises an estimate to what the
 // page proves, and a first page that holds every match counts itself.
 //
-// The planner's estimate and the count are one round trip: the server
-// function search_priced_count (migration 00006) runs the EXPLAIN and,
-// when its estimate and price allow, the count.
-//
 // An exact count has read every match, so it also gives the first page:
 // keys, the first pageLimit keys in order (non-nil only when exact), read
 // where live (a condition it adds; nil for none) holds.
@@ -1248,71 +1244,59 @@ func count(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *wh
 		return sh.estimate, false, nil, nil
 	}
 	budget := max(q.CountBudget.Milliseconds(), 1)
+	estimate := sh.estimate
+	if !sh.unpriced {
+		var cost float64
+		if estimate, cost, err = explain(ctx, d, sh, w); err != nil {
+			return 0, false, nil, err
+		}
+		if estimate > int64(q.CountLimit) || cost > float64(budget*countCostPerMillisecond) {
+			return estimate, false, nil, nil
+		}
+	}
+
 	var extra []string
 	if live != nil {
 		extra = append(extra, live())
 	}
 	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
-	estimate := sh.estimate
-	counted := sql.NullInt64{}
-	var scan func(*sqlx.Row) error
-	if sh.unpriced {
-		scan = func(r *sqlx.Row) error { return r.Scan(&counted, &keys) }
-	} else {
-		countQuery = "SELECT counted, keys, estimate FROM search_priced_count(" + quoteText("EXPLAIN "+explainQuery(sh, w)) + ", " +
-			quoteText(countQuery) + ", " + strconv.Itoa(q.CountLimit) + ", " + strconv.FormatInt(budget*countCostPerMillisecond, 10) + ")"
-		scan = func(r *sqlx.Row) error { return r.Scan(&counted, &keys, &estimate) }
-	}
 	// The budget is the statement's own timeout, set in the same round
 	// trip. A timeout that fires as the count ends (its timer is still
 	// armed) stays pending in the session and failed whatever statement
 	// came next on the connection, as many as one in ten after a count at
 	// its budget under load: pg_sleep(0), with no timeout of its own, meets
 	// it within this round trip, where it reads as a count out of budget.
-	err = scan(queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
-		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)"))
+	err = queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
+		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)").Scan(&n, &keys)
 	var pqErr *pq.Error
 	stopped := errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil // the budget ran out
 	if err != nil && !stopped {
 		return 0, false, nil, fmt.Errorf("search count: %w", err)
 	}
 	switch {
-	case stopped && !sh.unpriced:
-		// Rare: priced within the budget, the count ran out of it, and
-		// the estimate with it.
-		if estimate, _, err = explain(ctx, d, sh, w); err != nil {
-			return 0, false, nil, err
-		}
+	case stopped:
 		return estimate, false, nil, nil
-	case stopped, !counted.Valid: // out of budget, or not started (its estimate or price)
-		return estimate, false, nil, nil
-	case counted.Int64 > int64(q.CountLimit): // at least one past the limit
+	case n > int64(q.CountLimit): // at least one past the limit
 		return max(estimate, int64(q.CountLimit)+1), false, nil, nil
 	}
 	if keys == nil {
 		keys = pq.StringArray{}
 	}
-	return counted.Int64, true, keys, nil
-}
-
-// explainQuery is the statement whose plan estimates a search's matches:
-// the union of its branches' keys.
-func explainQuery(sh shape, w *where) string {
-	parts := make([]string, len(sh.branches))
-	for i, b := range sh.branches {
-		parts[i] = w.sel(b, sh.key)
-	}
-	return strings.Join(parts, " UNION ")
+	return n, true, keys, nil
 }
 
 // explain is PostgreSQL's estimate of a search's matches and its price
 // (the plan's total cost), from the top node of its plan.
 func explain(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where) (estimate int64, cost float64, err error) {
+	parts := make([]string, len(sh.branches))
+	for i, b := range sh.branches {
+		parts[i] = w.sel(b, sh.key)
+	}
 	// The plan's first line is its top node, with the total cost and rows.
 	// Not FORMAT JSON: decoding the whole plan of a name search took 9 %
 	// of the server's time on a name word + state.
 	var top string
-	if err := queryRow(ctx, d, "EXPLAIN "+explainQuery(sh, w)).Scan(&top); err != nil {
+	if err := queryRow(ctx, d, "EXPLAIN "+strings.Join(parts, " UNION ")).Scan(&top); err != nil {
 		return 0, 0, fmt.Errorf("search estimate: %w", err)
 	}
 	m := planTop.FindStringSubmatch(top)

@@ -122,21 +122,10 @@ func TestCountPastTheLimit(t *testing.T) {
 	}
 }
 
-// serverDB is a session on a migrated throwaway database (count calls the
-// migrations' search_priced_count); these tests read no table. Each test
-// migrates one database (countDB) and opens its sessions on it.
+// serverDB is a session on an empty throwaway database: these tests read
+// no table.
 func serverDB(t *testing.T) *sqlx.DB {
-	return session(t, countDB(t))
-}
-
-// countDB creates a migrated throwaway database and returns its URL.
-func countDB(t *testing.T) string {
-	u := pgtest.NewURL(t)
-	d := session(t, u)
-	if err := Migrate(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return session(t, pgtest.NewURL(t))
 }
 
 // session is a pool of one connection: what a statement leaves set, the
@@ -201,7 +190,7 @@ func TestCountBudgetLeavesNothingPending(t *testing.T) {
 	ctx := context.Background()
 	var failed atomic.Int64
 	var wg sync.WaitGroup
-	url := countDB(t)
+	url := pgtest.NewURL(t)
 	for range 6 {
 		d := session(t, url)
 		wg.Add(1)
