@@ -36,7 +36,7 @@ func NewMetrics(pool *sql.DB) *Metrics {
 		}, []string{"route"}),
 		roundTrips: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cnpjgraph_sql_round_trips_total",
-			Help: "SQL statements sent by lookups; divide by requests for round trips per request.",
+			Help: "SQL statements sent by lookups and searches; divide by requests for round trips per request.",
 		}),
 	}
 	m.Registry.MustRegister(m.requests, m.latency, m.roundTrips,
