@@ -36,7 +36,7 @@ type Store struct {
 
 // StoreOptions tunes a Store.
 type StoreOptions struct {
-	// OnQuery is called with each SQL statement a lookup sends.
+	// OnQuery is called with each SQL statement a lookup or a search sends.
 	OnQuery func(query string)
 	// CatalogInterval is how often the live snapshot is re-checked (default 2s).
 	CatalogInterval time.Duration
