@@ -111,6 +111,7 @@ func New(o Options) http.Handler {
 	srv.AddTransport(postJSON{}) // gqlgen's POST, with coded answers to a body it cannot take
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](o.CacheSize))
 	srv.SetParserTokenLimit(o.MaxTokens)
+	srv.SetValidationRulesFn(validationRules)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](o.CacheSize)})
 	// The limits run before anything is looked up: a rejected query costs
