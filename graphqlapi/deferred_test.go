@@ -19,7 +19,7 @@ func TestDeferredFragmentsAnsweredAtOnce(t *testing.T) {
 		{"inline fragment",
 			`query($id: String!) { office(taxId: $id) { taxId ... @defer { alias company { name } } } }`,
 			`query($id: String!) { office(taxId: $id) { taxId ... { alias company { name } } } }`},
-		{"fragment spread with a label, in a list",
+		{"fragment spread with a label, over a list",
 			`query($id: String!) { office(taxId: $id) { company { name ...M @defer(label: "members") } } } ` + fragment,
 			`query($id: String!) { office(taxId: $id) { company { name ...M } } } ` + fragment},
 		{"if a variable",
