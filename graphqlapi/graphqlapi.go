@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -187,6 +188,10 @@ func presenter(o Options) graphql.ErrorPresenterFunc {
 			if gqlErr.Path == nil {
 				gqlErr.Path = graphql.GetPath(ctx)
 			}
+			if names := unchosenOperations(ctx); names != nil {
+				gqlErr.Message = "operationName is required: the query holds more than one operation (" +
+					strings.Join(names, ", ") + ")"
+			}
 			return gqlErr
 		}
 		f := fault.Classify(err)
@@ -209,6 +214,24 @@ func presenter(o Options) graphql.ErrorPresenterFunc {
 		}
 		return out
 	}
+}
+
+// unchosenOperations are the operations' names of a query that holds more
+// than one and came without operationName, whose error gqlgen words as
+// "operation  not found"; nil for any other request.
+func unchosenOperations(ctx context.Context) []string {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation != nil || oc.Doc == nil || len(oc.Doc.Operations) < 2 || oc.OperationName != "" {
+		return nil
+	}
+	names := make([]string, len(oc.Doc.Operations))
+	for i, op := range oc.Doc.Operations {
+		names[i] = op.Name
+	}
+	return names
 }
 
 // Extensions are a fault's public fields as GraphQL error extensions: the

@@ -3,6 +3,7 @@ package graphqlapi_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,5 +52,29 @@ func TestPOSTTransport(t *testing.T) {
 				t.Errorf("Content-Length %q for a body of %d bytes", got, rec.Body.Len())
 			}
 		})
+	}
+}
+
+// TestOperationName: a query of several operations needs operationName,
+// and without it the answer says so and names them (gqlgen's own words
+// were "operation  not found"), over POST and GET alike.
+func TestOperationName(t *testing.T) {
+	s := newServer(t, serverOptions{})
+	const query = `query Q { __typename } query R { __typename }`
+	for name, r := range map[string]result{
+		"POST": s.postRaw(t, []byte(`{"query":"`+query+`"}`)),
+		"GET":  s.get(t, url.Values{"query": {query}}),
+	} {
+		e := r.only(t)
+		if r.status != http.StatusUnprocessableEntity || e.Extensions["code"] != "GRAPHQL_VALIDATION_FAILED" ||
+			e.Message != "operationName is required: the query holds more than one operation (Q, R)" {
+			t.Errorf("%s: %d %s", name, r.status, r.raw)
+		}
+	}
+	if r := s.postRaw(t, []byte(`{"query":"`+query+`","operationName":"R"}`)).ok(t); at(t, r.Data, "__typename") != "Query" {
+		t.Errorf("operationName R: %s", r.raw)
+	}
+	if e := s.postRaw(t, []byte(`{"query":"`+query+`","operationName":"S"}`)).only(t); e.Message != "operation S not found" {
+		t.Errorf("operationName S: %+v", e)
 	}
 }
