@@ -6,7 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/jmoiron/sqlx"
@@ -88,8 +92,8 @@ func runStatus(ctx context.Context, args []string) error {
 		if live.FinishedAt != nil {
 			fmt.Printf("  imported %s in %s\n", live.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST"), live.FinishedAt.Sub(live.StartedAt).Round(1e9))
 		}
-		fmt.Printf("  rows:     %s\n", live.RowCounts)
-		fmt.Printf("  rejected: %s\n", live.RejectedRows)
+		fmt.Printf("  rows:     %s\n", rowCountsText(live.RowCounts))
+		fmt.Printf("  rejected: %s\n", rejectedText(live.RejectedRows))
 		if words {
 			fmt.Println("  word tables: yes (imports keep them; import --word-tables=false drops them)")
 		} else {
@@ -115,4 +119,75 @@ func runStatus(ctx context.Context, args []string) error {
 		_ = w.Flush()
 	}
 	return nil
+}
+
+// registryTables are the snapshot's tables of rows, in the order status
+// lists them; the code tables follow, by name.
+var registryTables = []string{"companies", "offices", "members", "persons", "simples", "simples_periods"}
+
+// rowCountsText is a snapshot's row counts for a reader: the registry's
+// tables, then the code tables ("-json" prints them as stored).
+func rowCountsText(raw json.RawMessage) string {
+	var counts map[string]int64
+	if err := json.Unmarshal(raw, &counts); err != nil || len(counts) == 0 {
+		return string(raw)
+	}
+	var main, codes []string
+	for _, t := range registryTables {
+		if n, ok := counts[t]; ok {
+			main = append(main, t+" "+thousands(n))
+			delete(counts, t)
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(counts)) {
+		codes = append(codes, t+" "+thousands(counts[t]))
+	}
+	text := strings.Join(main, ", ")
+	if len(codes) > 0 {
+		text += "\n            code tables: " + strings.Join(codes, ", ")
+	}
+	return text
+}
+
+// rejectedText is what an import rejected, for a reader: the count, per
+// file, and the first rejected row.
+func rejectedText(raw json.RawMessage) string {
+	var r struct {
+		Total   int64            `json:"total"`
+		Files   map[string]int64 `json:"files"`
+		Samples []struct {
+			File   string `json:"file"`
+			Line   int    `json:"line"`
+			Reason string `json:"reason"`
+		} `json:"samples"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return string(raw)
+	}
+	if r.Total == 0 {
+		return "none"
+	}
+	var files []string
+	for _, f := range slices.Sorted(maps.Keys(r.Files)) {
+		files = append(files, f+" "+thousands(r.Files[f]))
+	}
+	text := thousands(r.Total) + " rows (" + strings.Join(files, ", ") + ")"
+	if len(r.Samples) > 0 {
+		s := r.Samples[0]
+		text += fmt.Sprintf("; the first: %s line %d: %s", s.File, s.Line, s.Reason)
+	}
+	return text + " (status -json lists up to 10)"
+}
+
+// thousands is n with its thousands separated by commas: 1,000,083.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
