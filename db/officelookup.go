@@ -118,19 +118,16 @@ func officeLookupsColumns() string {
 // SearchRecords reads the offices of taxIDs with their companies (without
 // Simples: a search record shows none) and their members, in one
 // statement; members keyed by root. An office the snapshot lacks is absent.
-// It stores the page's tokens too (recordsArgs).
+// It stores the page's tokens too (recordsQuery).
 func (s *Store) SearchRecords(ctx context.Context, taxIDs []string, tokens []SearchToken) (map[string]model.Office, map[string][]model.Member, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	args, saving, err := s.recordsArgs(ctx, taxIDs, tokens)
+	reads := codes.officeReads()
+	q, args, err := s.recordsQuery(ctx, reads.records, reads.recordsSaved, taxIDs, tokens)
 	if err != nil {
 		return nil, nil, err
-	}
-	q := codes.officeReads().records
-	if saving {
-		q = codes.officeReads().recordsSaved
 	}
 	rs, err := s.Q.QueryxContext(ctx, q, args...)
 	if err != nil {
@@ -347,19 +344,15 @@ var personRecordsSavedSQL = withToken(personRecordsSQL)
 
 // PersonRecords returns the persons of ids with their memberships, as
 // Persons and Memberships would together; a missing id is absent. It
-// stores the page's tokens too (recordsArgs).
+// stores the page's tokens too (recordsQuery).
 func (s *Store) PersonRecords(ctx context.Context, ids []string, tokens []SearchToken) (map[string]model.Person, error) {
 	codes, err := s.Catalog.Current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	args, saving, err := s.recordsArgs(ctx, ids, tokens)
+	q, args, err := s.recordsQuery(ctx, personRecordsSQL, personRecordsSavedSQL, ids, tokens)
 	if err != nil {
 		return nil, err
-	}
-	q := personRecordsSQL
-	if saving {
-		q = personRecordsSavedSQL
 	}
 	type row struct {
 		person     PersonRow

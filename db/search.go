@@ -1398,16 +1398,17 @@ func withToken(records string) string {
 ` + records
 }
 
-// recordsArgs are the arguments of a page's records statement for keys,
-// and whether it is withToken's: with one token it is, and more (GraphQL's
-// cursors, a token per record) are stored first by their own statement.
-func (s *Store) recordsArgs(ctx context.Context, keys []string, tokens []SearchToken) (args []any, saving bool, err error) {
-	args = []any{pq.Array(keys)}
+// recordsQuery is a page's records statement for keys with its
+// arguments: saved (withToken's form of records) with one token, and
+// records with none or more (GraphQL's cursors, a token per record), which
+// are stored first by their own statement.
+func (s *Store) recordsQuery(ctx context.Context, records, saved string, keys []string, tokens []SearchToken) (string, []any, error) {
+	args := []any{pq.Array(keys)}
 	if len(tokens) != 1 {
-		return args, false, s.SaveSearchTokens(ctx, tokens)
+		return records, args, s.SaveSearchTokens(ctx, tokens)
 	}
 	t := tokens[0]
-	return append(args, t.Token, t.Kind, t.Params, t.Snapshot, t.After, t.Count, t.Exact, t.Limit), true, nil
+	return saved, append(args, t.Token, t.Kind, t.Params, t.Snapshot, t.After, t.Count, t.Exact, t.Limit), nil
 }
 
 // SearchTokenOf returns a stored token; NotFoundError when there is none.

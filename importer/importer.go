@@ -145,7 +145,7 @@ func Import(ctx context.Context, d *sqlx.DB, opts Options) (db.Snapshot, error) 
 	r := &run{
 		d: d, opts: opts, log: opts.Logger, sources: found.sources, tabmun: tabmun, countries: countries,
 		counts: map[string]int64{}, special: map[string]struct{}{},
-		rejected: rejects{Files: map[string]int64{}, Samples: []rejectSample{}},
+		rejected: Rejects{Files: map[string]int64{}, Samples: []RejectSample{}},
 	}
 	for _, s := range found.skipped {
 		r.log.Warn("not a dump file, skipped", "file", s)
@@ -166,16 +166,20 @@ type run struct {
 	mu       sync.Mutex
 	counts   map[string]int64
 	special  map[string]struct{}
-	rejected rejects
+	rejected Rejects
 }
 
-type rejects struct {
+// Rejects is what an import rejected, as its snapshot's rejected_rows
+// holds it (cnpjgraph status reads it back): the count, per file, and the
+// first rows (maxSamples) with their reasons.
+type Rejects struct {
 	Total   int64            `json:"total"`
 	Files   map[string]int64 `json:"files"`
-	Samples []rejectSample   `json:"samples"`
+	Samples []RejectSample   `json:"samples"`
 }
 
-type rejectSample struct {
+// RejectSample is one rejected row: its file, line and why.
+type RejectSample struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
@@ -876,7 +880,7 @@ func (r *run) dedupe(ctx context.Context, c *sql.Conn, table, key, as string) er
 	r.rejected.Total += n
 	r.rejected.Files[as] += n
 	if len(r.rejected.Samples) < maxSamples {
-		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: as,
+		r.rejected.Samples = append(r.rejected.Samples, RejectSample{File: as,
 			Reason: fmt.Sprintf("%d rows with a duplicated %s removed, the last one kept", n, key)})
 	}
 	r.mu.Unlock()

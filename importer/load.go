@@ -217,7 +217,7 @@ func (r *run) reject(file string, line int, reason string) {
 	r.rejected.Total++
 	r.rejected.Files[file]++
 	if len(r.rejected.Samples) < maxSamples {
-		r.rejected.Samples = append(r.rejected.Samples, rejectSample{File: file, Line: line, Reason: reason})
+		r.rejected.Samples = append(r.rejected.Samples, RejectSample{File: file, Line: line, Reason: reason})
 	}
 	r.log.Debug("row rejected", "file", file, "line", line, "reason", reason)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/importer"
 )
 
 // openMigrated connects to DATABASE_URL, creating the database if needed, and
@@ -152,15 +153,7 @@ func rowCountsText(raw json.RawMessage) string {
 // rejectedText is what an import rejected, for a reader: the count, per
 // file, and the first rejected row.
 func rejectedText(raw json.RawMessage) string {
-	var r struct {
-		Total   int64            `json:"total"`
-		Files   map[string]int64 `json:"files"`
-		Samples []struct {
-			File   string `json:"file"`
-			Line   int    `json:"line"`
-			Reason string `json:"reason"`
-		} `json:"samples"`
-	}
+	var r importer.Rejects
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return string(raw)
 	}
