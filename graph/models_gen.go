@@ -146,10 +146,15 @@ type OfficeSearchEdge struct {
 	Node   *model.Office `json:"node"`
 }
 
-// Pagination state.
+// Pagination state, as the Relay connection specification names it. Pages go forward only
+// (`first`, `after`).
 type PageInfo struct {
 	// Whether another page follows.
 	HasNextPage bool `json:"hasNextPage"`
+	// Whether items precede this page: true when the page was asked `after` a cursor.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// Cursor of the first item of this page (null when the page is empty).
+	StartCursor *string `json:"startCursor,omitempty"`
 	// Cursor of the last item of this page.
 	EndCursor *string `json:"endCursor,omitempty"`
 }

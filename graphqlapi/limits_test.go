@@ -38,6 +38,9 @@ func TestValidationAsREST(t *testing.T) {
 			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
 		{`{ person(id: "` + dbtest.SerproMembers[0].Person.ID() + `") { membership(first: 101, after: "x") { totalCount } } }`, []string{
 			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+		// A search's page size is named as GraphQL names it, not as REST does.
+		{`{ searchOffices(filter: {}, first: 0, after: "x") { totalCount } }`, []string{
+			"after must be a cursor of a previous page of this search", "first must be an integer from 1 to 1000"}},
 	}
 	for _, c := range cases {
 		e := s.post(t, c.query, nil).only(t)

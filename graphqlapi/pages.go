@@ -86,13 +86,13 @@ func (r *Resolver) officePage(ctx context.Context, c *model.Company, first *int,
 		TotalCount: p.Total,
 		Nodes:      page,
 		Edges:      make([]graph.OfficeEdge, len(page)),
-		PageInfo:   &graph.PageInfo{HasNextPage: p.HasNext},
+		PageInfo:   &graph.PageInfo{HasNextPage: p.HasNext, HasPreviousPage: after != nil},
 	}
 	for i := range page {
 		conn.Edges[i] = graph.OfficeEdge{Cursor: OfficeCursor(page[i].TaxID), Node: &page[i]}
 	}
 	if len(page) > 0 {
-		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor
+		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &conn.Edges[0].Cursor, &conn.Edges[len(page)-1].Cursor
 	}
 	return conn, nil
 }
@@ -121,13 +121,13 @@ func (r *Resolver) membershipPage(ctx context.Context, p *model.Person, first *i
 		TotalCount: mp.Total,
 		Nodes:      page,
 		Edges:      make([]graph.MembershipEdge, len(page)),
-		PageInfo:   &graph.PageInfo{HasNextPage: mp.HasNext},
+		PageInfo:   &graph.PageInfo{HasNextPage: mp.HasNext, HasPreviousPage: after != nil},
 	}
 	for i := range page {
 		conn.Edges[i] = graph.MembershipEdge{Cursor: MembershipCursor(page[i].Company.Root, mp.Positions[i]), Node: &page[i]}
 	}
 	if len(page) > 0 {
-		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor
+		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &conn.Edges[0].Cursor, &conn.Edges[len(page)-1].Cursor
 	}
 	return conn, nil
 }

@@ -17,7 +17,8 @@ import (
 func TestOfficePagination(t *testing.T) {
 	s := newServer(t, serverOptions{})
 	const q = `query($id: ID!, $after: String) { company(id: $id) {
-		offices(first: 7, after: $after) { totalCount nodes { taxId } pageInfo { hasNextPage endCursor } } } }`
+		offices(first: 7, after: $after) { totalCount nodes { taxId } edges { cursor }
+			pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`
 	var got []string
 	vars := map[string]any{"id": dbtest.BigRoot}
 	for pages := 0; ; pages++ {
@@ -33,6 +34,12 @@ func TestOfficePagination(t *testing.T) {
 		nodes := at(t, conn, "nodes").([]any)
 		for _, n := range nodes {
 			got = append(got, at(t, n, "taxId").(string))
+		}
+		edges := at(t, conn, "edges").([]any)
+		if len(edges) == 0 || at(t, conn, "pageInfo", "startCursor") != at(t, edges[0], "cursor") ||
+			at(t, conn, "pageInfo", "endCursor") != at(t, edges[len(edges)-1], "cursor") ||
+			at(t, conn, "pageInfo", "hasPreviousPage") != (pages > 0) {
+			t.Fatalf("page %d: pageInfo %v, edges %v", pages, at(t, conn, "pageInfo"), edges)
 		}
 		if at(t, conn, "pageInfo", "hasNextPage") != true {
 			if len(nodes) == 0 || len(nodes) > 7 {
@@ -85,7 +92,7 @@ func TestMembershipPagination(t *testing.T) {
 	const q = `query($id: ID!, $after: String) { person(id: $id) {
 		membership(first: 5, after: $after) { totalCount
 			edges { cursor node { role { id } company { id name } } }
-			pageInfo { hasNextPage endCursor } } } }`
+			pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`
 	type item struct{ root, role string }
 	var got []item
 	vars := map[string]any{"id": p.ID()}
@@ -101,8 +108,10 @@ func TestMembershipPagination(t *testing.T) {
 		for _, e := range edges {
 			got = append(got, item{at(t, e, "node", "company", "id").(string), at(t, e, "node", "role", "id").(json.Number).String()})
 		}
-		if len(edges) > 0 && at(t, edges[len(edges)-1], "cursor") != at(t, conn, "pageInfo", "endCursor") {
-			t.Fatalf("endCursor is not the last edge's cursor: %v", conn)
+		if len(edges) == 0 || at(t, edges[len(edges)-1], "cursor") != at(t, conn, "pageInfo", "endCursor") ||
+			at(t, edges[0], "cursor") != at(t, conn, "pageInfo", "startCursor") ||
+			at(t, conn, "pageInfo", "hasPreviousPage") != (pages > 0) {
+			t.Fatalf("page %d: pageInfo is not its edges' first and last cursors, or not after one: %v", pages, conn)
 		}
 		if at(t, conn, "pageInfo", "hasNextPage") != true {
 			if len(edges) != 4 {

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/cnpjgraph/cnpjgraph/graph"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
@@ -20,7 +20,7 @@ import (
 // ({address: {state: {in: ["SP"]}}} → address.state.in = [SP]), so both
 // doors share one parser and one set of sentences.
 func searchRequest(ctx context.Context, filter map[string]any, first *int, after *string) service.SearchRequest {
-	r := service.SearchRequest{Filters: map[string][]string{}, Limit: first, Cursors: wantsEdges(ctx)}
+	r := service.SearchRequest{Filters: map[string][]string{}, Limit: first, SizeName: "first", Cursors: wantsCursors(ctx)}
 	flatten("", filter, r.Filters)
 	if after != nil {
 		r.After = *after
@@ -92,22 +92,35 @@ func scalarText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// wantsEdges reports whether the connection's edges (and so a cursor per
-// record) are selected.
-func wantsEdges(ctx context.Context) bool {
-	return slices.ContainsFunc(graphql.CollectFieldsCtx(ctx, nil), func(f graphql.CollectedField) bool {
-		return f.Name == "edges"
-	})
+// wantsCursors reports whether the connection's edges or its
+// pageInfo.startCursor are selected: both need a cursor per record, which
+// costs a stored token each.
+func wantsCursors(ctx context.Context) bool {
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == "edges" {
+			return true
+		}
+		if f.Name == "pageInfo" {
+			for _, g := range graphql.CollectFields(graphql.GetOperationContext(ctx), f.Selections, nil) {
+				if g.Name == "startCursor" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
-// endCursor is the cursor after the page: the next page's token, or the
-// last edge's cursor on the last page; nil when there is neither.
-func endCursor(next string, cursors []string) *string {
-	switch {
-	case next != "":
-		return &next
-	case len(cursors) > 0:
-		return &cursors[len(cursors)-1]
+// pageInfo is a search page's: the page after it is named by next (the
+// last record's cursor, "" on the last page); cursors, when asked, are
+// each record's.
+func pageInfo(next string, cursors []string, after *string) *graph.PageInfo {
+	info := &graph.PageInfo{HasNextPage: next != "", HasPreviousPage: after != nil}
+	if len(cursors) > 0 {
+		info.StartCursor = &cursors[0]
+		info.EndCursor = &cursors[len(cursors)-1]
+	} else if next != "" {
+		info.EndCursor = &next
 	}
-	return nil
+	return info
 }

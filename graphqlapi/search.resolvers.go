@@ -23,11 +23,10 @@ func (r *queryResolver) SearchOffices(ctx context.Context, filter map[string]any
 		return nil, err
 	}
 	conn := &graph.OfficeSearchConnection{TotalCount: int(p.Count), CountExact: p.Exact, Nodes: p.Records,
-		Edges: []graph.OfficeSearchEdge{}, PageInfo: &graph.PageInfo{HasNextPage: p.Next != ""}}
+		Edges: []graph.OfficeSearchEdge{}, PageInfo: pageInfo(p.Next, p.Cursors, after)}
 	for i := range p.Cursors {
 		conn.Edges = append(conn.Edges, graph.OfficeSearchEdge{Cursor: p.Cursors[i], Node: &p.Records[i]})
 	}
-	conn.PageInfo.EndCursor = endCursor(p.Next, p.Cursors)
 	return conn, nil
 }
 
@@ -41,10 +40,9 @@ func (r *queryResolver) SearchPersons(ctx context.Context, filter map[string]any
 		return nil, err
 	}
 	conn := &graph.PersonSearchConnection{TotalCount: int(p.Count), CountExact: p.Exact, Nodes: p.Records,
-		Edges: []graph.PersonSearchEdge{}, PageInfo: &graph.PageInfo{HasNextPage: p.Next != ""}}
+		Edges: []graph.PersonSearchEdge{}, PageInfo: pageInfo(p.Next, p.Cursors, after)}
 	for i := range p.Cursors {
 		conn.Edges = append(conn.Edges, graph.PersonSearchEdge{Cursor: p.Cursors[i], Node: &p.Records[i]})
 	}
-	conn.PageInfo.EndCursor = endCursor(p.Next, p.Cursors)
 	return conn, nil
 }

@@ -765,13 +765,20 @@ func testEdgeCursors(t *testing.T, s *server) {
 		page := func(after any) (keys, cursors []string, total int) {
 			t.Helper()
 			r := s.post(t, `query($after: String) { `+c.field+`(filter: `+c.filter+`, first: 4, after: $after) {
-				totalCount edges { cursor node { `+c.key+` } } } }`, map[string]any{"after": after})
+				totalCount edges { cursor node { `+c.key+` } } pageInfo { hasPreviousPage startCursor endCursor } } }`,
+				map[string]any{"after": after})
 			r.ok(t)
 			conn := r.Data[c.field].(map[string]any)
 			for _, e := range conn["edges"].([]any) {
 				e := e.(map[string]any)
 				keys = append(keys, e["node"].(map[string]any)[c.key].(string))
 				cursors = append(cursors, e["cursor"].(string))
+			}
+			// pageInfo as Relay's connections have it: the first and last
+			// edges' cursors, and whether the page was asked after one.
+			info := conn["pageInfo"].(map[string]any)
+			if info["startCursor"] != cursors[0] || info["endCursor"] != cursors[len(cursors)-1] || info["hasPreviousPage"] != (after != nil) {
+				t.Errorf("%s after %v: pageInfo %v, edges' cursors %v", c.field, after, info, cursors)
 			}
 			return keys, cursors, num(conn["totalCount"])
 		}
@@ -789,6 +796,17 @@ func testEdgeCursors(t *testing.T, s *server) {
 			if !slices.Equal(after, want[i+1:i+5]) || total != rest.count {
 				t.Errorf("%s: after edge %d: %v (count %d), want %v (count %d)", c.field, i, after, total, want[i+1:i+5], rest.count)
 			}
+		}
+		// startCursor without the edges is still the first record's cursor:
+		// the page after it starts with the second match.
+		r := s.post(t, `{ `+c.field+`(filter: `+c.filter+`, first: 4) { pageInfo { startCursor } } }`, nil)
+		r.ok(t)
+		start := r.Data[c.field].(map[string]any)["pageInfo"].(map[string]any)["startCursor"]
+		if start, ok := start.(string); !ok || len(start) != 32 {
+			t.Fatalf("%s: startCursor %v without edges", c.field, start)
+		}
+		if after, _, _ := page(start); !slices.Equal(after, want[1:5]) {
+			t.Errorf("%s: after startCursor: %v, want %v", c.field, after, want[1:5])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -76,6 +77,9 @@ type SearchRequest struct {
 	After string
 	// Cursors asks for a token after each record (GraphQL edges).
 	Cursors bool
+	// SizeName names the page size in sentences: "limit" (REST's, the
+	// default) or "first" (GraphQL's).
+	SizeName string
 }
 
 // SearchPage is a page of results.
@@ -136,7 +140,7 @@ func parseSearch(sk searchKind, r SearchRequest, cs *Constraints) parsedSearch {
 	}
 	if r.Limit != nil {
 		if *r.Limit < 1 || *r.Limit > MaxSearchLimit {
-			cs.Add("limit must be an integer from 1 to " + strconv.Itoa(MaxSearchLimit))
+			cs.Add(cmp.Or(r.SizeName, "limit") + " must be an integer from 1 to " + strconv.Itoa(MaxSearchLimit))
 		}
 		p.limit = *r.Limit
 	}
