@@ -20,7 +20,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/go-chi/chi/v5"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -108,7 +107,7 @@ func Schema(svc *service.Service) graphql.ExecutableSchema {
 func New(o Options) http.Handler {
 	o = o.withDefaults()
 	srv := handler.New(Schema(o.Service))
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getQuery{}) // gqlgen's GET, with coded answers to a query string it cannot take
 	srv.AddTransport(postJSON{}) // gqlgen's POST, with coded answers to a body it cannot take
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](o.CacheSize))
 	srv.SetParserTokenLimit(o.MaxTokens)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -42,43 +43,123 @@ func (postJSON) Supports(r *http.Request) bool {
 }
 
 func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	ctx := r.Context()
 	contentType := responseContentType(r)
 	w.Header().Set("Content-Type", contentType)
 	start := graphql.Now()
-	fail := func(f *fault.Error) {
-		writeResponse(w, f.Status(), exec.DispatchError(ctx, gqlerror.List{{Err: f, Message: f.Message}}))
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		fail(fault.Invalid(constraintJSONType))
+		fail(w, r, exec, fault.Invalid(constraintJSONType))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-			fail(fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err))
+			fail(w, r, exec, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err))
 		} else {
-			fail(fault.Invalid(constraintBodyRead))
+			fail(w, r, exec, fault.Invalid(constraintBodyRead))
 		}
 		return
 	}
 	var params graphql.RawParams
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&params); err != nil {
-		fail(fault.Invalid(constraintJSONBody))
+	if err := decodeJSON(body, &params); err != nil {
+		fail(w, r, exec, fault.Invalid(constraintJSONBody))
 		return
 	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	execute(w, r, exec, contentType, &params)
+}
 
-	rc, opErr := exec.CreateOperationContext(ctx, &params)
+// getQuery is the GET transport. It is gqlgen's transport.GET except for a
+// query string it cannot take (one that does not parse; variables or
+// extensions that are not JSON objects): 400 BAD_REQUEST with a constraint,
+// through the error presenter, where gqlgen's answer had no code. GET
+// would also have to refuse mutations, as gqlgen's does; the schema has
+// none.
+type getQuery struct{}
+
+var _ graphql.Transport = getQuery{}
+
+// Constraints of a query string that cannot be taken.
+const (
+	constraintQueryString = "the query string must be URL-encoded"
+	constraintVariables   = "variables must be a JSON object"
+	constraintExtensions  = "extensions must be a JSON object"
+)
+
+func (getQuery) Supports(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("Upgrade") == ""
+}
+
+func (getQuery) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	contentType := responseContentType(r)
+	w.Header().Set("Content-Type", contentType)
+	start := graphql.Now()
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		fail(w, r, exec, fault.Invalid(constraintQueryString))
+		return
+	}
+	params := graphql.RawParams{Query: values.Get("query"), OperationName: values.Get("operationName"), Headers: r.Header}
+	var cs []string
+	if v := values.Get("variables"); v != "" && decodeJSON([]byte(v), &params.Variables) != nil {
+		cs = append(cs, constraintVariables)
+	}
+	if v := values.Get("extensions"); v != "" && decodeJSON([]byte(v), &params.Extensions) != nil {
+		cs = append(cs, constraintExtensions)
+	}
+	if cs != nil {
+		fail(w, r, exec, fault.Invalid(cs...))
+		return
+	}
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	execute(w, r, exec, contentType, &params)
+}
+
+// decodeJSON decodes b into v, numbers as json.Number (as gqlgen does).
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// fail answers a request the transport cannot take.
+func fail(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, f *fault.Error) {
+	writeResponse(w, f.Status(), exec.DispatchError(r.Context(), gqlerror.List{{Err: f, Message: f.Message}}))
+}
+
+// execute runs a request's operation and writes its answer.
+func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, contentType string, params *graphql.RawParams) {
+	ctx := r.Context()
+	rc, opErr := exec.CreateOperationContext(ctx, params)
 	if opErr != nil {
+		if f := uncodedRefusal(opErr); f != nil {
+			fail(w, r, exec, f)
+			return
+		}
 		writeResponse(w, protocolStatus(contentType, opErr), exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
 	writeResponse(w, 0, responses(ctx))
+}
+
+// uncodedRefusal is the 400 BAD_REQUEST of a request gqlgen refused
+// without a code: its persisted-query extension's "provided APQ hash does
+// not match query", "unsupported APQ version", "invalid APQ extension
+// data". Its words become the constraints. Nil when every error has a code
+// (a parse or validation failure; PERSISTED_QUERY_NOT_FOUND, on which
+// clients send the query again).
+func uncodedRefusal(errs gqlerror.List) *fault.Error {
+	var cs []string
+	for _, e := range errs {
+		if e.Err == nil && e.Extensions["code"] == nil {
+			cs = append(cs, e.Message)
+		}
+	}
+	if cs == nil {
+		return nil
+	}
+	return fault.Invalid(cs...)
 }
 
 const (

@@ -1,6 +1,9 @@
 package graphqlapi_test
 
 import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -76,5 +79,56 @@ func TestOperationName(t *testing.T) {
 	}
 	if e := s.postRaw(t, []byte(`{"query":"`+query+`","operationName":"S"}`)).only(t); e.Message != "operation S not found" {
 		t.Errorf("operationName S: %+v", e)
+	}
+}
+
+// TestRequestsNotTaken: a GET whose query string cannot be taken, and a
+// persisted query gqlgen refuses, answer 400 BAD_REQUEST with the reason
+// as a constraint (gqlgen's own answers had no code: a 400 over GET, a 200
+// for the persisted queries). A persisted query not yet stored keeps its
+// PERSISTED_QUERY_NOT_FOUND, on which clients send the whole query, and is
+// then answered by its hash alone.
+func TestRequestsNotTaken(t *testing.T) {
+	s := newServer(t, serverOptions{})
+	const query = "{ __typename }"
+	hash := fmt.Sprintf("%x", sha256.Sum256([]byte(query)))
+	apq := func(version any, sha string) string {
+		return `{"persistedQuery":{"version":` + fmt.Sprint(version) + `,"sha256Hash":"` + sha + `"}}`
+	}
+	get := func(rawQuery string) result {
+		return s.do(t, httptest.NewRequest(http.MethodGet, "/graphql?"+rawQuery, nil))
+	}
+	for _, c := range []struct {
+		name string
+		r    result
+		want []string
+	}{
+		{"GET, query string", get("query=%7B+__typename+%7D&variables=%zz"), []string{"the query string must be URL-encoded"}},
+		{"GET, variables and extensions", s.get(t, url.Values{"query": {query}, "variables": {"[1]"}, "extensions": {"x"}}),
+			[]string{"variables must be a JSON object", "extensions must be a JSON object"}},
+		{"GET, hash of another query", s.get(t, url.Values{"query": {query}, "extensions": {apq(1, strings.Repeat("0", 64))}}),
+			[]string{"provided APQ hash does not match query"}},
+		{"POST, hash of another query", s.postRaw(t, []byte(`{"query":"`+query+`","extensions":`+apq(1, strings.Repeat("0", 64))+`}`)),
+			[]string{"provided APQ hash does not match query"}},
+		{"POST, APQ version 2", s.postRaw(t, []byte(`{"query":"`+query+`","extensions":`+apq(2, hash)+`}`)),
+			[]string{"unsupported APQ version"}},
+		{"POST, APQ extension not an object", s.postRaw(t, []byte(`{"query":"`+query+`","extensions":{"persistedQuery":"x"}}`)),
+			[]string{"invalid APQ extension data"}},
+	} {
+		e := c.r.only(t)
+		got, _ := json.Marshal(e.Extensions["constraints"])
+		want, _ := json.Marshal(c.want)
+		if c.r.status != http.StatusBadRequest || e.Extensions["code"] != "BAD_REQUEST" || string(got) != string(want) {
+			t.Errorf("%s: %d %s, want 400 BAD_REQUEST with %s", c.name, c.r.status, c.r.raw, want)
+		}
+	}
+	// The persisted-query round trip as Apollo's link makes it.
+	byHash := []byte(`{"extensions":` + apq(1, hash) + `}`)
+	if e := s.postRaw(t, byHash).only(t); e.Extensions["code"] != "PERSISTED_QUERY_NOT_FOUND" {
+		t.Errorf("unknown hash: %+v", e)
+	}
+	s.postRaw(t, []byte(`{"query":"`+query+`","extensions":`+apq(1, hash)+`}`)).ok(t)
+	if r := s.postRaw(t, byHash).ok(t); at(t, r.Data, "__typename") != "Query" {
+		t.Errorf("by hash: %s", r.raw)
 	}
 }
