@@ -26,6 +26,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/graph"
+	"github.com/cnpjgraph/cnpjgraph/graphqlapi/scalars"
 	"github.com/cnpjgraph/cnpjgraph/loaders"
 	"github.com/cnpjgraph/cnpjgraph/playground"
 	"github.com/cnpjgraph/cnpjgraph/service"
@@ -193,6 +194,9 @@ func presenter(o Options) graphql.ErrorPresenterFunc {
 			}
 			return gqlErr
 		}
+		if in, ok := errors.AsType[*scalars.InputError](err); ok && gqlErr != nil {
+			err = fault.Invalid(inputName(gqlErr.Path) + " " + in.Rule)
+		}
 		f := fault.Classify(err)
 		out := &gqlerror.Error{Err: f, Message: f.Message, Extensions: Extensions(f)}
 		if gqlErr != nil {
@@ -213,6 +217,18 @@ func presenter(o Options) graphql.ErrorPresenterFunc {
 		}
 		return out
 	}
+}
+
+// inputName names an input value by its path below the root field's
+// argument, as REST names a search's parameters (["searchOffices",
+// "filter", "founded", "gte"] is founded.gte), or the argument itself.
+func inputName(path ast.Path) string {
+	if len(path) > 2 {
+		path = path[2:]
+	} else if len(path) == 2 {
+		path = path[1:]
+	}
+	return path.String()
 }
 
 // unchosenOperations are the operations' names of a query that holds more

@@ -38,6 +38,12 @@ func TestValidationAsREST(t *testing.T) {
 			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
 		{`{ person(id: "` + dbtest.SerproMembers[0].Person.ID() + `") { membership(first: 101, after: "x") { totalCount } } }`, []string{
 			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+		// A scalar that cannot read its value names it as REST names the
+		// parameter (it was a 500).
+		{`{ searchOffices(filter: {founded: {gte: "2020-13-01"}}) { totalCount } }`, []string{
+			"founded.gte must be a date in the format YYYY-MM-DD"}},
+		{`{ searchOffices(filter: {statusDate: {lte: 20200101}}) { totalCount } }`,
+			[]string{"statusDate.lte must be a date in the format YYYY-MM-DD"}},
 		// A search's page size is named as GraphQL names it, not as REST does.
 		{`{ searchOffices(filter: {}, first: 0, after: "x") { totalCount } }`, []string{
 			"after must be a cursor of a previous page of this search", "first must be an integer from 1 to 1000"}},

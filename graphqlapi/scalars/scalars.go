@@ -4,7 +4,6 @@
 package scalars
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,15 +27,30 @@ func MarshalDate(t time.Time) graphql.Marshaler {
 	return quoted(t.Format(DateLayout))
 }
 
+// InputError is an input value a scalar cannot read. Rule ends a sentence
+// whose subject is where the value was sent, which only the error's path
+// says: the error presenter names it ("founded.gte must be a date in the
+// format YYYY-MM-DD", as REST words it) and answers BAD_REQUEST.
+type InputError struct{ Rule string }
+
+func (e *InputError) Error() string { return "the value " + e.Rule }
+
+// The rules of the scalars' input values.
+var (
+	errDate     = &InputError{"must be a date in the format YYYY-MM-DD"}
+	errDateTime = &InputError{"must be an RFC 3339 timestamp"}
+	errDecimal  = &InputError{"must be a decimal number, such as 100000 or 2500.50"}
+)
+
 // UnmarshalDate reads a "YYYY-MM-DD" date.
 func UnmarshalDate(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, errors.New("a Date must be a string YYYY-MM-DD")
+		return time.Time{}, errDate
 	}
 	t, err := time.Parse(DateLayout, s)
 	if err != nil {
-		return time.Time{}, errors.New("a Date must be a string YYYY-MM-DD")
+		return time.Time{}, errDate
 	}
 	return t, nil
 }
@@ -50,11 +64,11 @@ func MarshalDateTime(t time.Time) graphql.Marshaler {
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, errors.New("a DateTime must be an RFC 3339 string")
+		return time.Time{}, errDateTime
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, errors.New("a DateTime must be an RFC 3339 string")
+		return time.Time{}, errDateTime
 	}
 	return t.UTC(), nil
 }
@@ -86,7 +100,7 @@ func UnmarshalDecimal(v any) (string, error) {
 		s = n.String()
 	}
 	if !plainDecimal(s) {
-		return "", errors.New("a Decimal must be a decimal number such as 1061004829.23")
+		return "", errDecimal
 	}
 	return s, nil
 }
