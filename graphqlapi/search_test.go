@@ -875,30 +875,38 @@ func testTokens(t *testing.T, s *server) {
 	for target, sentence := range map[string]string{
 		"/office?token=" + first.next + "&limit=3":             "token must not be combined with any other parameter",
 		"/office?token=" + first.next + "&address.state.in=RJ": "token must not be combined with any other parameter",
-		"/office?token=abc":                         "token must be the 32-character next token of a previous page",
-		"/office?token=" + strings.Repeat("0", 32):  "token is unknown or has expired: start the search again without it",
-		"/person?token=" + first.next:               "token is unknown or has expired: start the search again without it",
-		"/office?limit=0":                           "limit must be an integer from 1 to 1000",
-		"/office?limit=1001":                        "limit must be an integer from 1 to 1000",
-		"/office?limit=ten":                         "limit must be an integer from 1 to 1000",
-		"/office?state=SP":                          "state is not a parameter of this search",
-		"/office?address.state.gte=SP":              "address.state.gte is not a parameter of this search",
-		"/office?founded.gte=2020-02-30":            "founded.gte must be a date in the format YYYY-MM-DD",
-		"/office?head.eq=yes":                       "head.eq must be true or false",
-		"/office?company.equity.gte=1e9":            "company.equity.gte must be a decimal number, such as 100000 or 2500.50",
-		"/office?address.zip.in=7000":               "address.zip.in must contain only postal codes of 8 digits",
-		"/office?taxId.nin=123":                     "taxId.nin must contain only valid CNPJs",
-		"/office?names.in=%2B%2B":                   "names.in values must each contain a letter or a digit",
-		"/office?founded.gte=2020-01-01,2021-01-01": "founded.gte must be a single value",
-		"/office?phones.type.in=FAX":                "phones.type.in must contain only: LANDLINE, MOBILE",
-		"/person?taxId.in=123":                      "taxId.in must contain only CPFs (11 digits, or masked as ***123456**) or CNPJs",
-		"/person?address.state.in=SP":               "address.state.in is not a parameter of this search",
+		"/office?token=abc":                                     "token must be the 32-character next token of a previous page",
+		"/office?token=" + strings.Repeat("0", 32):              "token is unknown or has expired: start the search again without it",
+		"/person?token=" + first.next:                           "token is unknown or has expired: start the search again without it",
+		"/office?limit=0":                                       "limit must be an integer from 1 to 1000",
+		"/office?limit=1001":                                    "limit must be an integer from 1 to 1000",
+		"/office?limit=ten":                                     "limit must be an integer from 1 to 1000",
+		"/office?state=SP":                                      "state is not a parameter of this search",
+		"/office?address.state.gte=SP":                          "address.state.gte is not a parameter of this search",
+		"/office?founded.gte=2020-02-30":                        "founded.gte must be a date in the format YYYY-MM-DD",
+		"/office?head.eq=yes":                                   "head.eq must be true or false",
+		"/office?company.equity.gte=1e9":                        "company.equity.gte must be a decimal number, such as 100000 or 2500.50",
+		"/office?address.zip.in=7000":                           "address.zip.in must contain only postal codes of 8 digits",
+		"/office?taxId.nin=123":                                 "taxId.nin must contain only valid CNPJs",
+		"/office?names.in=%2B%2B":                               "names.in values must each contain a letter or a digit",
+		"/office?founded.gte=2020-01-01,2021-01-01":             "founded.gte must be a single value",
+		"/office?founded.gte=2020-01-01&founded.gte=2020-01-01": "founded.gte must be a single value",
+		"/office?address.state.in=SP&limit=3&limit=3":           "limit must be given only once",
+		"/office?phones.type.in=FAX":                            "phones.type.in must contain only: LANDLINE, MOBILE",
+		"/person?taxId.in=123":                                  "taxId.in must contain only CPFs (11 digits, or masked as ***123456**) or CNPJs",
+		"/person?address.state.in=SP":                           "address.state.in is not a parameter of this search",
 	} {
 		body := s.restError(t, target)
 		cs, _ := body["constraints"].([]any)
 		if num(body["code"]) != 400 || !slices.Contains(cs, any(sentence)) {
 			t.Errorf("GET %s: %v, want 400 %q", target, body, sentence)
 		}
+	}
+	// A list filter repeated is the list comma-joined, as for the lookups'
+	// lists (Python's requests, for one, repeats a list's parameter).
+	joined, repeated := s.searchPage(t, "/office?address.state.in=SP,RJ&limit=50"), s.searchPage(t, "/office?address.state.in=SP&address.state.in=RJ&limit=50")
+	if joined.count != repeated.count || !reflect.DeepEqual(joined.records, repeated.records) || len(joined.records) != 50 {
+		t.Errorf("address.state.in repeated: count %d, %d records; comma-joined: count %d", repeated.count, len(repeated.records), joined.count)
 	}
 	// The token still works after the misuses, and gives the next page.
 	second := s.searchPage(t, "/office?token="+first.next)

@@ -18,8 +18,10 @@ type searches struct {
 }
 
 // searchRequest reads a search's parameters: limit, token, and every other
-// parameter a filter, its comma-separated values a list. Whether each is a
-// filter of this search is the service layer's to say (unknown → 400).
+// parameter a filter, its values a list, comma-joined and/or repeated as
+// the lookups' lists are (a filter of one value sent twice is then told it
+// takes a single value). Whether each is a filter of this search is the
+// service layer's to say (unknown → 400).
 func searchRequest(r *http.Request, cs *service.Constraints) service.SearchRequest {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -27,25 +29,26 @@ func searchRequest(r *http.Request, cs *service.Constraints) service.SearchReque
 	}
 	req := service.SearchRequest{Filters: map[string][]string{}}
 	for name, vs := range values {
-		if len(vs) > 1 {
+		if (name == "limit" || name == "token") && len(vs) > 1 {
 			cs.Add(name + " must be given only once")
 		}
-		v := vs[0]
 		switch name {
 		case "limit":
-			n, err := strconv.Atoi(v)
+			n, err := strconv.Atoi(vs[0])
 			if err != nil {
 				cs.Add("limit must be an integer from 1 to " + strconv.Itoa(service.MaxSearchLimit))
 				continue
 			}
 			req.Limit = &n
 		case "token":
-			req.Token = v
+			req.Token = vs[0]
 		default:
 			var items []string
-			for _, item := range strings.Split(v, ",") {
-				if item = strings.TrimSpace(item); item != "" {
-					items = append(items, item)
+			for _, v := range vs {
+				for item := range strings.SplitSeq(v, ",") {
+					if item = strings.TrimSpace(item); item != "" {
+						items = append(items, item)
+					}
 				}
 			}
 			req.Filters[name] = items
