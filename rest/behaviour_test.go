@@ -3,6 +3,7 @@ package rest_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +174,16 @@ func TestMiddleware(t *testing.T) {
 	if r.status != 204 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
 		!strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Authorization") {
 		t.Errorf("preflight: %d %v", r.status, r.header)
+	}
+	// A page may read the headers it needs: a search's X-Count-Exact, the
+	// rate limit's, a certificate's file name.
+	req = httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	r = s.do(t, req)
+	for _, name := range []string{"X-Count-Exact", "RateLimit-Remaining", "Retry-After", "Content-Disposition", "X-Request-Id"} {
+		if !slices.Contains(strings.Split(r.header.Get("Access-Control-Expose-Headers"), ", "), name) {
+			t.Errorf("Access-Control-Expose-Headers %q: no %s", r.header.Get("Access-Control-Expose-Headers"), name)
+		}
 	}
 	req = httptest.NewRequest("GET", "/healthz", nil)
 	req.Header.Set("Origin", "https://evil.example.com")

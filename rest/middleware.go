@@ -160,6 +160,11 @@ func timeout(d time.Duration) func(http.Handler) http.Handler {
 	}
 }
 
+// exposedHeaders are the answers' headers a browser lets the calling page
+// read: the request id, the rate limit's, a search page's X-Count-Exact,
+// and a certificate's file name.
+const exposedHeaders = "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Count-Exact, Content-Disposition"
+
 // cors lets the configured browser origins call the API ("*": any). A
 // preflight from an allowed origin is answered here; other requests get
 // the headers and go on.
@@ -187,7 +192,7 @@ func cors(origins []string) func(http.Handler) http.Handler {
 			h := w.Header()
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset")
+			h.Set("Access-Control-Expose-Headers", exposedHeaders)
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Add("Vary", "Access-Control-Request-Method")
 				h.Add("Vary", "Access-Control-Request-Headers")
