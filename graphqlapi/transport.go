@@ -81,7 +81,7 @@ var _ graphql.Transport = getQuery{}
 
 // Constraints of a query string that cannot be taken.
 const (
-	constraintQueryString = "the query string must be URL-encoded"
+	constraintQueryString = "query string must be correctly URL-encoded"
 	constraintVariables   = "variables must be a JSON object"
 	constraintExtensions  = "extensions must be a JSON object"
 )

@@ -103,7 +103,7 @@ func TestRequestsNotTaken(t *testing.T) {
 		r    result
 		want []string
 	}{
-		{"GET, query string", get("query=%7B+__typename+%7D&variables=%zz"), []string{"the query string must be URL-encoded"}},
+		{"GET, query string", get("query=%7B+__typename+%7D&variables=%zz"), []string{"query string must be correctly URL-encoded"}},
 		{"GET, variables and extensions", s.get(t, url.Values{"query": {query}, "variables": {"[1]"}, "extensions": {"x"}}),
 			[]string{"variables must be a JSON object", "extensions must be a JSON object"}},
 		{"GET, hash of another query", s.get(t, url.Values{"query": {query}, "extensions": {apq(1, strings.Repeat("0", 64))}}),
