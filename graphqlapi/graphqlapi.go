@@ -221,12 +221,10 @@ func presenter(o Options) graphql.ErrorPresenterFunc {
 
 // inputName names an input value by its path below the root field's
 // argument, as REST names a search's parameters (["searchOffices",
-// "filter", "founded", "gte"] is founded.gte), or the argument itself.
+// "filter", "founded", "gte"] is founded.gte).
 func inputName(path ast.Path) string {
 	if len(path) > 2 {
 		path = path[2:]
-	} else if len(path) == 2 {
-		path = path[1:]
 	}
 	return path.String()
 }
