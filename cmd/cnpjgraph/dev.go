@@ -30,6 +30,13 @@ func runDev(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg := loadConfig()
+	// A second `make run` beside the first stops here, before it imports
+	// or prints a key for a server that could not start.
+	ln, err := bind(cfg.DevListenAddr())
+	if err != nil {
+		return err
+	}
+	_ = ln.Close()
 	dir := fs.String("sample", cfg.Dev.SampleDir, "where the generated sample dump lives")
 	companies := fs.Int("companies", cfg.Dev.SampleCompanies, "companies in the generated sample")
 	reimport := fs.Bool("reimport", false, "import the sample even when a snapshot is already served")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -233,13 +234,26 @@ func serve(ctx context.Context, cfg config.Config) error {
 }
 
 // listen serves on each server until ctx ends or one fails, then shuts
-// them all down, letting requests in flight finish within grace.
+// them all down, letting requests in flight finish within grace. Every
+// address is bound before any is served, so an address in use fails at
+// once, named, and no "listening" line is logged for it.
 func listen(ctx context.Context, log *slog.Logger, servers []*http.Server, grace time.Duration) error {
-	errc := make(chan error, len(servers))
+	listeners := make([]net.Listener, 0, len(servers))
 	for _, s := range servers {
+		ln, err := bind(s.Addr)
+		if err != nil {
+			for _, l := range listeners {
+				_ = l.Close()
+			}
+			return err
+		}
+		listeners = append(listeners, ln)
+	}
+	errc := make(chan error, len(servers))
+	for i, s := range servers {
 		go func() {
 			log.Info("listening", slog.String("addr", s.Addr))
-			errc <- s.ListenAndServe()
+			errc <- s.Serve(listeners[i])
 		}()
 	}
 	var failed error // the first listener that failed (an address in use)
@@ -264,6 +278,19 @@ func listen(ctx context.Context, log *slog.Logger, servers []*http.Server, grace
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// bind listens on addr (host:port), saying so when another process
+// holds it.
+func bind(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen on %s: the address is in use by another process (another `cnpjgraph serve` or `make run`?): stop it, or listen elsewhere with ADDR", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // playgroundKey is the key the open /playground page embeds:

@@ -132,3 +132,45 @@ func TestServeSafely(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressInUse: `serve` whose metrics address is taken, and `dev` (make
+// run) whose address is taken, stop at once saying which address and why;
+// serve logs no "listening" line for an address it never held, and dev
+// prints no key for a server that could not start.
+func TestAddressInUse(t *testing.T) {
+	d, dbURL := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	_ = d.Close()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	want := "listen on " + addr + ": the address is in use by another process"
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		not  string
+	}{
+		{"serve", []string{"ADDR=" + freePort(t), "METRICS_ADDR=" + addr}, []string{"serve"}, `"msg":"listening"`},
+		{"dev", []string{"ADDR=" + addr, "CNPJGRAPH_SHARED=" + t.TempDir()}, []string{"dev", "-sample", t.TempDir()}, "development API key"},
+	} {
+		cmd := command(append([]string{"DATABASE_URL=" + dbURL}, c.env...), c.args...)
+		done := make(chan struct{})
+		var out []byte
+		var runErr error
+		go func() { out, runErr = cmd.CombinedOutput(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("%s: still running with its address taken:\n%s", c.name, out)
+		}
+		if runErr == nil || !strings.Contains(string(out), want) || strings.Contains(string(out), c.not) {
+			t.Errorf("%s: exit %v, output:\n%s\nwant a failure saying %q, without %q", c.name, runErr, out, want, c.not)
+		}
+	}
+}
