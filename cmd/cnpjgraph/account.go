@@ -276,7 +276,7 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("account %d %q since %s (UTC)\n", a.ID, a.Name, since.Format("2006-01-02"))
+		fmt.Printf("account %d %q: usage since %s (UTC)\n", a.ID, a.Name, since.Format("2006-01-02"))
 		w := table()
 		fmt.Fprintln(w, "DAY\tROUTE\tREQUESTS\tERRORS\tCREDITS")
 		var req, errs, cr int64
