@@ -302,6 +302,11 @@ func runAccount(ctx context.Context, args []string) error {
 		if sub == "sign" && conf.Auth.SigningKey == "" {
 			return errors.New("SIGNING_KEY is not set: a signed URL would not verify on the server")
 		}
+		if a.Status != "active" {
+			// Made all the same: it opens once the account is resumed.
+			fmt.Fprintf(os.Stderr, "warning: account %d is %s: what is printed is refused until `cnpjgraph account resume %s`\n",
+				a.ID, statusText(a), a.Name)
+		}
 		// Its warnings are about serving (a missing SIGNING_KEY, Redis),
 		// not about the token or link printed here.
 		cfg := authConfig(conf.Auth, d, slog.New(slog.DiscardHandler))

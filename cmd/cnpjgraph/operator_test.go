@@ -65,7 +65,8 @@ func TestOperatorCommands(t *testing.T) {
 			_ = admin.Close()
 		}
 	})
-	env := []string{"DATABASE_URL=" + u.String()}
+	env := []string{"DATABASE_URL=" + u.String(),
+		"SIGNING_KEY=signing-key-for-the-operator-test-0123", "JWT_SECRET=jwt-secret-for-the-operator-test-01234"}
 	run := func(args ...string) ran {
 		t.Helper()
 		r := cnpjgraph(t, env, args...)
@@ -177,7 +178,30 @@ func TestOperatorCommands(t *testing.T) {
 	refused("key 999999: not found", "key", "revoke", "999999")
 	refused("give 1 (today) or more", "account", "usage", "acme", "--days", "0")
 	contains(run("key", "revoke", keyID[1]), "key revoke", "key "+keyID[1]+" revoked")
+	// Links and tokens: the account's first key signs a certificate's
+	// link (opened below); a revoked key, a route no link opens, a key of
+	// nobody are refused.
+	firstID := regexp.MustCompile(`(?m)^(\d+) +\S+ +default `).FindStringSubmatch(run("key", "list", "acme").stdout)
+	if firstID == nil {
+		t.Fatal("key list: no default key")
+	}
+	certificate := "/rfb/certificate?taxId=" + dbtest.SerproBranch
+	link := strings.TrimSpace(run("account", "sign", "acme", certificate, "--key", firstID[1]).stdout)
+	if !strings.HasPrefix(link, "/rfb/certificate?") || !strings.Contains(link, "keyId="+firstID[1]) || !strings.Contains(link, "signature=") {
+		t.Errorf("account sign: %q", link)
+	}
+	refused("sign: key "+keyID[1]+" is revoked", "account", "sign", "acme", certificate, "--key", keyID[1])
+	refused("a signed URL opens only", "account", "sign", "acme", "/office/"+dbtest.SerproBranch, "--key", firstID[1])
+	refused("has no key 999999", "account", "sign", "acme", certificate, "--key", "999999")
+	if tok := strings.TrimSpace(run("account", "token", "acme", "--ttl", "10m").stdout); strings.Count(tok, ".") != 2 {
+		t.Errorf("account token: %q, want a JWT", tok)
+	}
 	contains(run("account", "suspend", "acme", "--reason=unpaid"), "account suspend", "suspended: unpaid")
+	// Signed while suspended, with a warning: it opens once resumed.
+	if r := run("account", "sign", "acme", certificate, "--key", firstID[1]); !strings.Contains(r.stdout, "signature=") ||
+		!strings.Contains(r.stderr, "warning: account ") || !strings.Contains(r.stderr, "is suspended (unpaid)") {
+		t.Errorf("account sign while suspended: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
 	contains(run("account", "show", "acme"), "account show", "partner (5000 credits/day, 120 requests/minute)",
 		"suspended (unpaid)", "5250")
 	contains(run("account", "resume", "acme"), "account resume", "active")
@@ -219,6 +243,10 @@ func TestOperatorCommands(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
 		}
+	}
+	// The link `account sign` printed opens without a credential.
+	if status, body := get(link, ""); status != 200 || !strings.HasPrefix(body, "%PDF-") {
+		t.Errorf("the signed link %s: %d %.100q", link, status, body)
 	}
 	// The ledger writes its rows every half second, off the request.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
