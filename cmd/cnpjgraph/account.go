@@ -390,7 +390,11 @@ func printNewKey(ctx context.Context, d *sqlx.DB, accountID int64, name string, 
 	if err != nil {
 		return err
 	}
-	fmt.Printf("key %d %q (permissions: %s). It is shown only now; store it safely:\n\n  %s\n\n", k.ID, k.Name, permissionsText(k.Permissions), secret)
+	shown := strconv.Quote(k.Name)
+	if k.Name == "" {
+		shown = "(no name: --name gives one)"
+	}
+	fmt.Printf("key %d %s (permissions: %s). It is shown only now; store it safely:\n\n  %s\n\n", k.ID, shown, permissionsText(k.Permissions), secret)
 	return nil
 }
 

@@ -173,6 +173,7 @@ func TestOperatorCommands(t *testing.T) {
 	if second == "" || keyID == nil {
 		t.Fatalf("key add printed no key:\n%s", r.stdout)
 	}
+	contains(run("key", "add", "acme", "--permissions", "read:company"), "key add without a name", "(no name: --name gives one) (permissions: read:company)")
 	contains(run("key", "list", "acme"), "key list", "default", "batch")
 	refused("is not a key id", "key", "revoke", "batch")
 	refused("key 999999: not found", "key", "revoke", "999999")
