@@ -46,3 +46,29 @@ query Example {
 }
 `
 }
+
+// ExampleSearch is the playground's second tab: a search, as GET /office,
+// a page at a time.
+const ExampleSearch = `# A search, as GET /office: every condition of the filter holds
+# (names match whole words, accents and case aside). Follow
+# pageInfo.endCursor with after: for the next page.
+query Search {
+  searchOffices(
+    filter: {
+      address: {state: {in: ["SP"]}}
+      head: {eq: true}
+    }
+    first: 5
+  ) {
+    totalCount
+    countExact
+    nodes {
+      taxId
+      alias
+      address { city state }
+      company { name size { acronym } }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`

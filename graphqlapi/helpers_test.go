@@ -86,7 +86,8 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 	o := so.gql
 	o.Service = svc
 	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: so.timeout, Mount: graphqlapi.Mount(o),
-		MountPublic: graphqlapi.MountPlayground(playground.Options{APIKey: "dev-key", ExampleQuery: graphqlapi.ExampleQuery(dbtest.SerproBranch)})})
+		MountPublic: graphqlapi.MountPlayground(playground.Options{APIKey: "dev-key",
+			Examples: []string{graphqlapi.ExampleQuery(dbtest.SerproBranch), graphqlapi.ExampleSearch}})})
 	s.h = h
 	s.client = client.New(h)
 	s.client.SetCustomTarget("/graphql")

@@ -26,7 +26,7 @@ var page = template.Must(template.New("playground").Parse(indexHTML))
 type Options struct {
 	Endpoint     string // GraphQL endpoint, e.g. /graphql
 	APIKey       string // put in the Authorization header when set (development only)
-	ExampleQuery string // the query the page opens with
+	Examples     []string // the queries the page opens with, a tab each (the first shown)
 }
 
 // Handler serves the page at its root path and the assets under assets/.
@@ -57,8 +57,8 @@ func Handler(o Options) http.Handler {
 		_ = page.Execute(w, struct {
 			Endpoint string
 			Headers  string
-			Query    string
-		}{o.Endpoint, headers, o.ExampleQuery})
+			Examples []string
+		}{o.Endpoint, headers, o.Examples})
 	})
 }
 

@@ -191,9 +191,9 @@ func serve(ctx context.Context, cfg config.Config) error {
 			RequestID: rest.RequestID,
 		}),
 		MountPublic: graphqlapi.MountPlayground(playground.Options{
-			Endpoint:     "/graphql",
-			APIKey:       playgroundKey(cfg.Server, log),
-			ExampleQuery: graphqlapi.ExampleQuery(exampleTaxID(ctx, d)),
+			Endpoint: "/graphql",
+			APIKey:   playgroundKey(cfg.Server, log),
+			Examples: []string{graphqlapi.ExampleQuery(exampleTaxID(ctx, d)), graphqlapi.ExampleSearch},
 		}),
 		PublicURL: cfg.Server.PublicURL,
 	}
