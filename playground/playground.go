@@ -24,9 +24,9 @@ var page = template.Must(template.New("playground").Parse(indexHTML))
 
 // Options configure the page.
 type Options struct {
-	Endpoint     string // GraphQL endpoint, e.g. /graphql
-	APIKey       string // put in the Authorization header when set (development only)
-	Examples     []string // the queries the page opens with, a tab each (the first shown)
+	Endpoint string   // GraphQL endpoint, e.g. /graphql
+	APIKey   string   // put in the Authorization header when set (development only)
+	Examples []string // the queries the page opens with, a tab each (the first shown)
 }
 
 // Handler serves the page at its root path and the assets under assets/.
