@@ -108,8 +108,7 @@ func Schema(svc *service.Service) graphql.ExecutableSchema {
 func New(o Options) http.Handler {
 	o = o.withDefaults()
 	srv := handler.New(Schema(o.Service))
-	srv.AddTransport(getQuery{}) // gqlgen's GET, with coded answers to a query string it cannot take
-	srv.AddTransport(postJSON{}) // gqlgen's POST, with coded answers to a body it cannot take
+	srv.AddTransport(transport{}) // gqlgen's GET and POST, with coded answers to a request it cannot take
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](o.CacheSize))
 	srv.SetParserTokenLimit(o.MaxTokens)
 	srv.SetValidationRulesFn(validationRules)

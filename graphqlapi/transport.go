@@ -18,50 +18,47 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/fault"
 )
 
-// postJSON is the POST transport. It is gqlgen's transport.POST except for
-// a body that cannot be taken: over the router's limit (the body reader
-// fails with *http.MaxBytesError) it is 413 PAYLOAD_TOO_LARGE; not a JSON
-// request object, or not sent as application/json, it is 400 BAD_REQUEST
-// with a constraint. Both go through the error presenter like every other
-// error, so they carry extensions.code, and neither quotes the body back
-// (gqlgen's answer does, whole).
-type postJSON struct{}
+// transport is gqlgen's GET and POST transports in one, except for a
+// request it cannot take, which goes through the error presenter like
+// every other error, so it carries extensions.code and never quotes the
+// body back (gqlgen's answers did, whole, without a code): a POST body over
+// the router's limit (the reader fails with *http.MaxBytesError) is 413
+// PAYLOAD_TOO_LARGE; a POST not sent as application/json or not a JSON
+// request object, a GET query string that does not parse, or variables or
+// extensions that are not JSON objects, are 400 BAD_REQUEST with a
+// constraint. GET would also have to refuse mutations, as gqlgen's does;
+// the schema has none.
+type transport struct{}
 
-var _ graphql.Transport = postJSON{}
+var _ graphql.Transport = transport{}
 
-// Constraints of a POST body that cannot be taken.
+// Constraints of a request that cannot be taken.
 const (
-	constraintJSONType = "Content-Type must be application/json"
-	constraintJSONBody = "body must be a JSON object: {query, variables, operationName, extensions}"
-	constraintBodyRead = "body could not be read"
+	constraintJSONType    = "Content-Type must be application/json"
+	constraintJSONBody    = "body must be a JSON object: {query, variables, operationName, extensions}"
+	constraintBodyRead    = "body could not be read"
+	constraintQueryString = "query string must be correctly URL-encoded"
+	constraintVariables   = "variables must be a JSON object"
+	constraintExtensions  = "extensions must be a JSON object"
 )
 
-// Supports takes every POST, so that no POST falls through to gqlgen's
-// uncoded "transport not supported".
-func (postJSON) Supports(r *http.Request) bool {
-	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == ""
+// Supports takes every GET and POST, so that none falls through to
+// gqlgen's uncoded "transport not supported".
+func (transport) Supports(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodPost) && r.Header.Get("Upgrade") == ""
 }
 
-func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	contentType := responseContentType(r)
 	w.Header().Set("Content-Type", contentType)
 	start := graphql.Now()
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		fail(w, r, exec, fault.Invalid(constraintJSONType))
-		return
+	read := paramsOfPOST
+	if r.Method == http.MethodGet {
+		read = paramsOfGET
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-			fail(w, r, exec, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err))
-		} else {
-			fail(w, r, exec, fault.Invalid(constraintBodyRead))
-		}
-		return
-	}
-	var params graphql.RawParams
-	if err := decodeJSON(body, &params); err != nil {
-		fail(w, r, exec, fault.Invalid(constraintJSONBody))
+	params, f := read(r)
+	if f != nil {
+		fail(w, r, exec, f)
 		return
 	}
 	params.Headers = r.Header
@@ -69,37 +66,32 @@ func (postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 	execute(w, r, exec, contentType, &params)
 }
 
-// getQuery is the GET transport. It is gqlgen's transport.GET except for a
-// query string it cannot take (one that does not parse; variables or
-// extensions that are not JSON objects): 400 BAD_REQUEST with a constraint,
-// through the error presenter, where gqlgen's answer had no code. GET
-// would also have to refuse mutations, as gqlgen's does; the schema has
-// none.
-type getQuery struct{}
-
-var _ graphql.Transport = getQuery{}
-
-// Constraints of a query string that cannot be taken.
-const (
-	constraintQueryString = "query string must be correctly URL-encoded"
-	constraintVariables   = "variables must be a JSON object"
-	constraintExtensions  = "extensions must be a JSON object"
-)
-
-func (getQuery) Supports(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.Header.Get("Upgrade") == ""
+// paramsOfPOST reads a POST's JSON body.
+func paramsOfPOST(r *http.Request) (graphql.RawParams, *fault.Error) {
+	var params graphql.RawParams
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return params, fault.Invalid(constraintJSONType)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			return params, fault.E(fault.TooLarge, fault.MsgBodyTooLarge, err)
+		}
+		return params, fault.Invalid(constraintBodyRead)
+	}
+	if err := decodeJSON(body, &params); err != nil {
+		return params, fault.Invalid(constraintJSONBody)
+	}
+	return params, nil
 }
 
-func (getQuery) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	contentType := responseContentType(r)
-	w.Header().Set("Content-Type", contentType)
-	start := graphql.Now()
+// paramsOfGET reads a GET's query string.
+func paramsOfGET(r *http.Request) (graphql.RawParams, *fault.Error) {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		fail(w, r, exec, fault.Invalid(constraintQueryString))
-		return
+		return graphql.RawParams{}, fault.Invalid(constraintQueryString)
 	}
-	params := graphql.RawParams{Query: values.Get("query"), OperationName: values.Get("operationName"), Headers: r.Header}
+	params := graphql.RawParams{Query: values.Get("query"), OperationName: values.Get("operationName")}
 	var cs []string
 	if v := values.Get("variables"); v != "" && decodeJSON([]byte(v), &params.Variables) != nil {
 		cs = append(cs, constraintVariables)
@@ -108,11 +100,9 @@ func (getQuery) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExe
 		cs = append(cs, constraintExtensions)
 	}
 	if cs != nil {
-		fail(w, r, exec, fault.Invalid(cs...))
-		return
+		return params, fault.Invalid(cs...)
 	}
-	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-	execute(w, r, exec, contentType, &params)
+	return params, nil
 }
 
 // decodeJSON decodes b into v, numbers as json.Number (as gqlgen does).
