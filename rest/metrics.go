@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"database/sql"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
 // Metrics are the server's Prometheus metrics, in a registry of their own so
@@ -65,4 +68,47 @@ func (m *Metrics) Handler() http.Handler {
 // state of a dependency (auth.Service.SharedLimits).
 func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
 	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value))
+}
+
+// LiveSnapshot exports the snapshot svc serves, read at each scrape (one
+// primary-key query, bounded by snapshotReadTimeout): its id, its dump's
+// reference date and when its import finished. Operators import monthly;
+// an alert on the reference date's age catches a sync that stopped
+// (README, "Keeping the registry current"). Nothing is exported while no
+// snapshot is live or the database does not answer: /readyz says which.
+func (m *Metrics) LiveSnapshot(svc *service.Service) {
+	m.Registry.MustRegister(snapshotCollector{svc: svc})
+}
+
+const snapshotReadTimeout = 2 * time.Second
+
+var (
+	snapshotID = prometheus.NewDesc("cnpjgraph_snapshot_id",
+		"Id of the live snapshot (cnpjgraph status); it changes when an import goes live.", nil, nil)
+	snapshotReference = prometheus.NewDesc("cnpjgraph_snapshot_reference_timestamp_seconds",
+		"Reference date of the live snapshot's dump (the updated date of its answers), as a Unix time.", nil, nil)
+	snapshotImported = prometheus.NewDesc("cnpjgraph_snapshot_imported_timestamp_seconds",
+		"When the live snapshot's import finished, as a Unix time.", nil, nil)
+)
+
+type snapshotCollector struct{ svc *service.Service }
+
+func (snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- snapshotID
+	ch <- snapshotReference
+	ch <- snapshotImported
+}
+
+func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), snapshotReadTimeout)
+	defer cancel()
+	snap, err := c.svc.Ready(ctx)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(snapshotID, prometheus.GaugeValue, float64(snap.ID))
+	ch <- prometheus.MustNewConstMetric(snapshotReference, prometheus.GaugeValue, float64(snap.ReferenceDate.Unix()))
+	if snap.FinishedAt != nil {
+		ch <- prometheus.MustNewConstMetric(snapshotImported, prometheus.GaugeValue, float64(snap.FinishedAt.Unix()))
+	}
 }

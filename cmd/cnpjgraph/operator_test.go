@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,9 +116,11 @@ func TestOperatorCommands(t *testing.T) {
 	refused("no such file or directory", "import", filepath.Join(t.TempDir(), "missing"))
 	var status struct {
 		Live struct {
-			ID        int64            `json:"id"`
-			DumpMonth string           `json:"dumpMonth"`
-			RowCounts map[string]int64 `json:"rowCounts"`
+			ID            int64            `json:"id"`
+			DumpMonth     string           `json:"dumpMonth"`
+			ReferenceDate time.Time        `json:"referenceDate"`
+			FinishedAt    time.Time        `json:"finishedAt"`
+			RowCounts     map[string]int64 `json:"rowCounts"`
 		} `json:"live"`
 		OfficeLookups *bool `json:"officeLookups"`
 		Recent        []struct {
@@ -243,6 +246,21 @@ func TestOperatorCommands(t *testing.T) {
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
+		}
+	}
+	// The live snapshot, for an alert on its age.
+	for name, want := range map[string]int64{
+		"cnpjgraph_snapshot_id":                          status.Live.ID,
+		"cnpjgraph_snapshot_reference_timestamp_seconds": status.Live.ReferenceDate.Unix(),
+		"cnpjgraph_snapshot_imported_timestamp_seconds":  status.Live.FinishedAt.Unix(),
+	} {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(metrics)
+		if m == nil {
+			t.Errorf("/metrics lacks %s", name)
+			continue
+		}
+		if got, err := strconv.ParseFloat(m[1], 64); err != nil || int64(got) != want || want <= 0 {
+			t.Errorf("%s %s, want %d", name, m[1], want)
 		}
 	}
 	// The link `account sign` printed opens without a credential.
