@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -89,7 +90,11 @@ func runStatus(ctx context.Context, args []string) error {
 	if live.ID == 0 {
 		fmt.Println("live snapshot: none (run 'cnpjgraph import PATH...')")
 	} else {
-		fmt.Printf("live snapshot: #%d, dump %s, reference date %s\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"))
+		age, warning := dumpAge(live.ReferenceDate, time.Now())
+		fmt.Printf("live snapshot: #%d, dump %s, reference date %s (%s)\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"), age)
+		if warning != "" {
+			fmt.Println("  warning: " + warning)
+		}
 		if live.FinishedAt != nil {
 			fmt.Printf("  imported %s in %s\n", live.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST"), live.FinishedAt.Sub(live.StartedAt).Round(1e9))
 		}
@@ -128,6 +133,32 @@ var registryTables = []string{"companies", "offices", "members", "persons", "sim
 
 // rowCountsText is a snapshot's row counts for a reader: the registry's
 // tables, then the code tables ("-json" prints them as stored).
+// staleDump is the age past which status warns of the live dump: the
+// Receita publishes one a month, so a dump this old means imports stopped
+// (the README's alert says the same).
+const staleDump = 45
+
+// dumpAge words how old the dump of reference date ref is at now, in whole
+// UTC days, and a warning when it is older than staleDump days.
+func dumpAge(ref, now time.Time) (age, warning string) {
+	y, m, d := ref.UTC().Date()
+	ny, nm, nd := now.UTC().Date()
+	days := int(time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+	switch {
+	case days <= 0:
+		age = "today"
+	case days == 1:
+		age = "1 day ago"
+	default:
+		age = fmt.Sprintf("%d days ago", days)
+	}
+	if days > staleDump {
+		warning = fmt.Sprintf("the dump is %d days old, and the Receita publishes one a month: "+
+			"'cnpjgraph sync' fetches and imports the newest (README, \"Keeping the registry current\")", days)
+	}
+	return age, warning
+}
+
 func rowCountsText(raw json.RawMessage) string {
 	var counts map[string]int64
 	if err := json.Unmarshal(raw, &counts); err != nil || len(counts) == 0 {

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestStatusText: status words a snapshot's row counts and rejected rows
 // for a reader, as importer stores them.
@@ -24,5 +28,30 @@ func TestStatusText(t *testing.T) {
 	}
 	if got := rowCountsText([]byte(`null`)); got != "null" {
 		t.Errorf("no counts: %q", got)
+	}
+}
+
+// TestDumpAge: status says how old the live dump is, and warns past
+// staleDump days.
+func TestDumpAge(t *testing.T) {
+	ref := time.Date(2026, 10, 6, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		now      time.Time
+		age      string
+		warnings bool
+	}{
+		{time.Date(2026, 10, 6, 23, 59, 0, 0, time.UTC), "today", false},
+		{time.Date(2026, 10, 7, 0, 1, 0, 0, time.UTC), "1 day ago", false},
+		{time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), "45 days ago", false},
+		{time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), "46 days ago", true},
+		{time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC), "today", false}, // a clock behind the dump's date
+	} {
+		age, warning := dumpAge(ref, c.now)
+		if age != c.age || (warning != "") != c.warnings {
+			t.Errorf("dumpAge at %s = %q, %q; want %q, warning %v", c.now, age, warning, c.age, c.warnings)
+		}
+		if c.warnings && !strings.Contains(warning, "the dump is 46 days old") || c.warnings && !strings.Contains(warning, "cnpjgraph sync") {
+			t.Errorf("warning %q", warning)
+		}
 	}
 }

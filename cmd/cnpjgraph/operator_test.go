@@ -111,7 +111,9 @@ func TestOperatorCommands(t *testing.T) {
 			t.Fatalf("import %d: no %q in\n%s%s", id+1, want, r.stdout, r.stderr)
 		}
 		want := []string{"office lookups: yes", "office lookups: no"}[id]
-		contains(run("status"), "status after import "+string(rune('1'+id)), want, "rows:     companies 2, offices 1,")
+		// The sample's reference date is 2025-12-07: status says its age and warns.
+		contains(run("status"), "status after import "+string(rune('1'+id)), want, "rows:     companies 2, offices 1,",
+			"reference date 2025-12-07 (", " days ago)", "warning: the dump is ")
 	}
 	refused("no such file or directory", "import", filepath.Join(t.TempDir(), "missing"))
 	var status struct {
