@@ -47,8 +47,13 @@ func Handler(o Options) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		// The page may load only what this server serves.
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'")
+		// The page may load only what this server serves, and no other
+		// site may frame it (it may hold a key: a framing page could trick
+		// a click into sending queries with it). Nothing keeps a copy of
+		// a page that may hold a key.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Cache-Control", "no-store")
 		if !ready {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = w.Write([]byte("<!doctype html><title>cnpjgraph playground</title><p>The playground's assets were not built into this binary: run <code>make build</code> (it runs scripts/playground-assets.sh).</p>"))
