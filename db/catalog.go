@@ -324,6 +324,9 @@ type municipalityCode struct {
 type Catalog struct {
 	db       *sqlx.DB
 	Interval time.Duration
+	// OnSwitch, when set, is told each change of the live snapshot after
+	// the first load (StoreOptions.OnSnapshot).
+	OnSwitch func(from, to Snapshot)
 
 	cur        atomic.Pointer[Codes]
 	checkedAt  atomic.Int64 // unix nanoseconds of the last check
@@ -398,8 +401,11 @@ func (c *Catalog) refreshLocked(ctx context.Context) (*Codes, error) {
 	if err := c.loadSpecial(ctx); err != nil {
 		return nil, err
 	}
-	c.cur.Store(codes)
+	prev := c.cur.Swap(codes)
 	c.checkedAt.Store(time.Now().UnixNano())
+	if prev != nil && c.OnSwitch != nil {
+		c.OnSwitch(prev.Snapshot, codes.Snapshot)
+	}
 	return codes, nil
 }
 

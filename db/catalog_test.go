@@ -13,11 +13,17 @@ import (
 func TestCatalogFollowsLiveSnapshot(t *testing.T) {
 	d, _ := dbtest.New(t)
 	first := dbtest.LoadFixture(t, d)
-	store := db.NewStore(d, db.StoreOptions{})
+	var switches [][2]int64 // OnSnapshot's (from, to)
+	store := db.NewStore(d, db.StoreOptions{OnSnapshot: func(from, to db.Snapshot) {
+		switches = append(switches, [2]int64{from.ID, to.ID})
+	}})
 	ctx := context.Background()
 	codes, err := store.Catalog.Current(ctx)
 	if err != nil || codes.Snapshot.ID != first {
 		t.Fatalf("%v %v", codes, err)
+	}
+	if _, err := store.Catalog.Refresh(ctx); err != nil || len(switches) != 0 {
+		t.Fatalf("the first snapshot loaded, then checked again: OnSnapshot told %v (%v), want nothing", switches, err)
 	}
 	offices, err := store.Offices(ctx, []string{dbtest.SerproBranch})
 	if err != nil || offices[dbtest.SerproBranch].MainActivity.Text != "Consultoria em tecnologia da informação" {
@@ -41,6 +47,9 @@ func TestCatalogFollowsLiveSnapshot(t *testing.T) {
 	offices, _ = store.Offices(ctx, []string{dbtest.SerproBranch})
 	if o := offices[dbtest.SerproBranch]; o.MainActivity.Text != "Consultoria em TI" || o.Updated.Format("2006-01-02") != "2026-01-11" {
 		t.Errorf("office after the swap: %+v", o)
+	}
+	if len(switches) != 1 || switches[0] != [2]int64{first, second} {
+		t.Errorf("OnSnapshot told %v, want once (%d, %d)", switches, first, second)
 	}
 }
 

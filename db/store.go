@@ -40,6 +40,10 @@ type StoreOptions struct {
 	OnQuery func(query string)
 	// CatalogInterval is how often the live snapshot is re-checked (default 2s).
 	CatalogInterval time.Duration
+	// OnSnapshot is called when the store starts serving another snapshot
+	// than the one it served (an import went live), with both; not for the
+	// first one it loads.
+	OnSnapshot func(from, to Snapshot)
 }
 
 // NewStore returns a Store over d with prepared statements.
@@ -52,7 +56,9 @@ func NewStore(d *sqlx.DB, opts StoreOptions) *Store {
 	if opts.CatalogInterval <= 0 {
 		opts.CatalogInterval = 2 * time.Second
 	}
-	return &Store{DB: d, Q: q, Searches: searches, Catalog: NewCatalog(d, opts.CatalogInterval)}
+	catalog := NewCatalog(d, opts.CatalogInterval)
+	catalog.OnSwitch = opts.OnSnapshot
+	return &Store{DB: d, Q: q, Searches: searches, Catalog: catalog}
 }
 
 // Offices returns the offices with their company and Simples (no members),

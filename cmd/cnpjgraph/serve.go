@@ -107,7 +107,11 @@ func serve(ctx context.Context, cfg config.Config) error {
 	d.SetConnMaxIdleTime(cfg.Database.ConnMaxIdleTime)
 
 	metrics := rest.NewMetrics(d.DB)
-	store := db.NewStore(d, db.StoreOptions{OnQuery: metrics.RoundTrip})
+	store := db.NewStore(d, db.StoreOptions{OnQuery: metrics.RoundTrip,
+		OnSnapshot: func(from, to db.Snapshot) {
+			log.Info("serving another snapshot: an import went live", slog.Int64("id", to.ID), slog.String("month", to.DumpMonth),
+				slog.String("date", to.ReferenceDate.Format("2006-01-02")), slog.Int64("previous", from.ID))
+		}})
 	opts := service.Options{Logger: log, Prices: &cfg.Prices, Search: &cfg.Search,
 		LookupConcurrency: cfg.Server.LookupConcurrency}
 	if cfg.Upstream.URL != "" {
