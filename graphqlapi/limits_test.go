@@ -35,9 +35,9 @@ func TestValidationAsREST(t *testing.T) {
 		{`{ person(id: "nope") { name } }`, []string{"id must be a person id of 36 characters"}},
 		{`{ offices(taxIds: ["` + dbtest.SerproBranch + `", "1"]) { taxId } }`, []string{"taxIds[1] must be a valid CNPJ"}},
 		{`{ company(id: "` + dbtest.BigRoot + `") { offices(first: 0, after: "x") { totalCount } } }`, []string{
-			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+			"first must be an integer from 1 to 100", "after must be a cursor from pageInfo.endCursor"}},
 		{`{ person(id: "` + dbtest.SerproMembers[0].Person.ID() + `") { membership(first: 101, after: "x") { totalCount } } }`, []string{
-			"first must be between 1 and 100", "after must be a cursor from pageInfo.endCursor"}},
+			"first must be an integer from 1 to 100", "after must be a cursor from pageInfo.endCursor"}},
 		// A scalar that cannot read its value names it as REST names the
 		// parameter (it was a 500).
 		{`{ searchOffices(filter: {founded: {gte: "2020-13-01"}}) { totalCount } }`, []string{

@@ -218,7 +218,7 @@ func (c *Constraints) ParsePageSize(name string, first *int) int {
 		return DefaultPageSize
 	}
 	if *first < 1 || *first > MaxPageSize {
-		c.Add(name + " must be between 1 and " + strconv.Itoa(MaxPageSize))
+		c.Add(name + " must be an integer from 1 to " + strconv.Itoa(MaxPageSize))
 	}
 	return *first
 }
