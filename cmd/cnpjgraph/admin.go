@@ -131,8 +131,6 @@ func runStatus(ctx context.Context, args []string) error {
 // lists them; the code tables follow, by name.
 var registryTables = []string{"companies", "offices", "members", "persons", "simples", "simples_periods"}
 
-// rowCountsText is a snapshot's row counts for a reader: the registry's
-// tables, then the code tables ("-json" prints them as stored).
 // staleDump is the age past which status warns of the live dump: the
 // Receita publishes one a month, so a dump this old means imports stopped
 // (the README's alert says the same).
@@ -159,6 +157,8 @@ func dumpAge(ref, now time.Time) (age, warning string) {
 	return age, warning
 }
 
+// rowCountsText is a snapshot's row counts for a reader: the registry's
+// tables, then the code tables ("-json" prints them as stored).
 func rowCountsText(raw json.RawMessage) string {
 	var counts map[string]int64
 	if err := json.Unmarshal(raw, &counts); err != nil || len(counts) == 0 {

@@ -50,7 +50,7 @@ func TestDumpAge(t *testing.T) {
 		if age != c.age || (warning != "") != c.warnings {
 			t.Errorf("dumpAge at %s = %q, %q; want %q, warning %v", c.now, age, warning, c.age, c.warnings)
 		}
-		if c.warnings && !strings.Contains(warning, "the dump is 46 days old") || c.warnings && !strings.Contains(warning, "cnpjgraph sync") {
+		if c.warnings && (!strings.Contains(warning, "the dump is 46 days old") || !strings.Contains(warning, "cnpjgraph sync")) {
 			t.Errorf("warning %q", warning)
 		}
 	}
