@@ -55,3 +55,27 @@ func TestDumpAge(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateFlags: generate refuses sizes below 1 by their flag's name,
+// as bad flags (exit 2), where 0 once meant the default silently; and
+// writes a small dump.
+func TestGenerateFlags(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"generate", "--out", out, "--establishments", "0"}, "--establishments must be at least 1 (given 0)"},
+		{[]string{"generate", "--out", out, "--companies", "-5"}, "--companies must be at least 1 (given -5)"},
+		{[]string{"generate", "--out", out, "--parts", "0"}, "--parts must be at least 1 (given 0)"},
+		{[]string{"generate", "--companies", "5"}, "--out DIR is required"},
+	} {
+		if r := cnpjgraph(t, nil, c.args...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if r := cnpjgraph(t, nil, "generate", "--out", out, "--companies", "5", "--parts", "2"); r.code != 0 ||
+		!strings.Contains(r.stdout, "companies 5, offices ") {
+		t.Errorf("generate: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
