@@ -56,10 +56,11 @@ func TestDumpAge(t *testing.T) {
 	}
 }
 
-// TestGenerateFlags: generate refuses sizes below 1 by their flag's name,
-// as bad flags (exit 2), where 0 once meant the default silently; and
-// writes a small dump.
-func TestGenerateFlags(t *testing.T) {
+// TestBadFlags: counts below 1 and a share outside 0..1 are refused by
+// their flag's name, as bad flags (exit 2), before anything is read,
+// downloaded or written (0 once meant the default silently, a share of 2
+// tolerated every row); generate writes a small dump.
+func TestBadFlags(t *testing.T) {
 	out := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -69,6 +70,11 @@ func TestGenerateFlags(t *testing.T) {
 		{[]string{"generate", "--out", out, "--companies", "-5"}, "--companies must be at least 1 (given -5)"},
 		{[]string{"generate", "--out", out, "--parts", "0"}, "--parts must be at least 1 (given 0)"},
 		{[]string{"generate", "--companies", "5"}, "--out DIR is required"},
+		{[]string{"import", "--streams", "0", out}, "cnpjgraph: import: --streams must be at least 1 (given 0)"},
+		{[]string{"import", "--max-rejected", "2", out}, "--max-rejected is a share of a file's rows, from 0 to 1 (given 2;"},
+		{[]string{"import", "--max-rejected", "-0.1", "--streams", "-1", out}, "--streams must be at least 1 (given -1); --max-rejected"},
+		{[]string{"download", "--jobs", "0", out}, "cnpjgraph: download: --jobs must be at least 1 (given 0)"},
+		{[]string{"sync", "--jobs", "0", "--streams", "0"}, "cnpjgraph: sync: --jobs must be at least 1 (given 0); --streams must be at least 1 (given 0)"},
 	} {
 		if r := cnpjgraph(t, nil, c.args...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)

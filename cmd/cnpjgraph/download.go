@@ -40,6 +40,7 @@ Flags:
 		fs.Usage()
 		os.Exit(2)
 	}
+	exitOnBadFlags(fs, "download", flagsAtLeastOne(fs, "jobs"))
 	cfg := loadConfig().Download
 	res, err := download.Download(ctx, download.Options{
 		Config: cfg, Dir: fs.Arg(0), Month: *month, Jobs: *jobs, Progress: os.Stderr,

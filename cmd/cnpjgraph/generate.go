@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/importer/generator"
@@ -24,25 +23,11 @@ func runGenerate(_ context.Context, args []string) error {
 	offices := fs.Int("establishments", 0, "size the dump by establishments instead: about this many offices (overrides --companies)")
 	parts := fs.Int("parts", 10, "ZIP parts of Empresas, Estabelecimentos and Socios")
 	_ = fs.Parse(args)
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var bad []string
 	if *out == "" || fs.NArg() > 0 {
 		bad = append(bad, "--out DIR is required and no arguments are accepted")
 	}
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"companies", *companies}, {"establishments", *offices}, {"parts", *parts}} {
-		if set[c.name] && c.n < 1 {
-			bad = append(bad, fmt.Sprintf("--%s must be at least 1 (given %d)", c.name, c.n))
-		}
-	}
-	if len(bad) > 0 { // bad flags: exit 2, as the other commands
-		fmt.Fprintf(os.Stderr, "cnpjgraph: generate: %s\n", strings.Join(bad, "; "))
-		fs.Usage()
-		os.Exit(2)
-	}
+	exitOnBadFlags(fs, "generate", append(bad, flagsAtLeastOne(fs, "companies", "establishments", "parts")...))
 	if *offices > 0 {
 		*companies = generator.CompaniesForOffices(*offices)
 	}

@@ -42,6 +42,11 @@ Flags:
 		fs.Usage()
 		os.Exit(2)
 	}
+	bad := flagsAtLeastOne(fs, "streams")
+	if *maxRejected < 0 || *maxRejected > 1 {
+		bad = append(bad, fmt.Sprintf("--max-rejected is a share of a file's rows, from 0 to 1 (given %g; 0.001 is 0.1%%)", *maxRejected))
+	}
+	exitOnBadFlags(fs, "import", bad)
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug

@@ -41,6 +41,7 @@ Flags:
 		fs.Usage()
 		os.Exit(2)
 	}
+	exitOnBadFlags(fs, "sync", flagsAtLeastOne(fs, "jobs", "streams"))
 	cfg := loadConfig().Download
 	d, err := openMigrated(ctx)
 	if err != nil {
