@@ -39,8 +39,9 @@ var accountUsage = `Usage:
 ACCOUNT is an account id or name. LIST is comma-separated: ` + strings.Join(service.Permissions, ",") + `.
 sign: the link opens the file route as key KEY_ID would, for as long as the key
 may (revoked, or its account suspended, the link is refused).
-grant --credits adds credits to today's balance (the daily refill at 00:00 UTC resets it
-to the plan allowance); a lasting change is grant --plan.
+grant --credits adds credits to today's balance, or takes them back when negative (down
+to 0; the daily refill at 00:00 UTC resets it to the plan allowance); a lasting change is
+grant --plan.
 `
 
 const keyUsage = `Usage:
@@ -124,6 +125,12 @@ func runAccount(ctx context.Context, args []string) error {
 	if !strings.Contains(" create list show suspend resume grant usage token sign ", " "+sub+" ") {
 		fs.Usage()
 		return fmt.Errorf("unknown subcommand %q", sub)
+	}
+	// A lifetime of 0 or less would print what is refused at once.
+	ttlSet := false
+	fs.Visit(func(f *flag.Flag) { ttlSet = ttlSet || f.Name == "ttl" })
+	if *ttl < 0 || ttlSet && *ttl == 0 {
+		return fmt.Errorf("%s: --ttl must be a positive duration (given %s)", sub, *ttl)
 	}
 	need := func(n int) error {
 		if len(pos) != n {
@@ -491,9 +498,12 @@ func runPlan(ctx context.Context, args []string) error {
 		}
 		return w.Flush()
 	case "set":
-		if len(pos) != 1 || *credits < 0 || *rate <= 0 {
+		if len(pos) != 1 || *credits == -1 || *rate == 0 {
 			fs.Usage()
 			return errors.New("plan set: give NAME, --credits and --rate")
+		}
+		if *credits < 0 || *rate < 0 {
+			return fmt.Errorf("plan set: --credits must be 0 or more and --rate 1 or more (given %d and %d)", *credits, *rate)
 		}
 		if err := auth.SetPlan(ctx, d, auth.Plan{Name: pos[0], CreditsPerDay: *credits, RequestsPerMinute: *rate}); err != nil {
 			return err

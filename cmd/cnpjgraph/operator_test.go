@@ -158,6 +158,7 @@ func TestOperatorCommands(t *testing.T) {
 	contains(run("plan", "set", "partner", "--credits", "5000", "--rate", "120"), "plan set",
 		"plan partner: 5000 credits/day, 120 requests/minute")
 	refused("give NAME, --credits and --rate", "plan", "set", "partner", "--credits", "10")
+	refused("--credits must be 0 or more and --rate 1 or more (given -5 and 10)", "plan", "set", "partner", "--credits", "-5", "--rate", "10")
 
 	// An account, its credits and keys.
 	r := run("account", "create", "acme", "--plan", "partner")
@@ -171,6 +172,9 @@ func TestOperatorCommands(t *testing.T) {
 	refused("give --credits, --plan or --permissions", "account", "grant", "acme")
 	refused("read:nothing", "account", "create", "other", "--permissions", "read:nothing")
 	contains(run("account", "grant", "acme", "--credits", "250"), "account grant", "plan partner, 5250 credits today")
+	// A negative grant takes credits back, down to 0.
+	contains(run("account", "grant", "acme", "--credits", "-6000"), "account grant back", "plan partner, 0 credits today")
+	contains(run("account", "grant", "acme", "--credits", "5250"), "account grant again", "plan partner, 5250 credits today")
 	r = run("key", "add", "acme", "--name", "batch", "--permissions", "read:office")
 	contains(r, "key add", `"batch" (permissions: read:office)`)
 	second := regexp.MustCompile(`cg_[A-Za-z0-9_-]+`).FindString(r.stdout)
@@ -199,6 +203,9 @@ func TestOperatorCommands(t *testing.T) {
 	refused("sign: key "+keyID[1]+" is revoked", "account", "sign", "acme", certificate, "--key", keyID[1])
 	refused("a signed URL opens only", "account", "sign", "acme", "/office/"+dbtest.SerproBranch, "--key", firstID[1])
 	refused("has no key 999999", "account", "sign", "acme", certificate, "--key", "999999")
+	// A lifetime that would print what is refused at once.
+	refused("token: --ttl must be a positive duration (given -5m0s)", "account", "token", "acme", "--ttl", "-5m")
+	refused("sign: --ttl must be a positive duration (given 0s)", "account", "sign", "acme", certificate, "--key", firstID[1], "--ttl", "0")
 	if tok := strings.TrimSpace(run("account", "token", "acme", "--ttl", "10m").stdout); strings.Count(tok, ".") != 2 {
 		t.Errorf("account token: %q, want a JWT", tok)
 	}
