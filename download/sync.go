@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -27,7 +28,15 @@ type SyncOptions struct {
 	// OfficeLookups: whether the import derives office_lookups (default:
 	// as the live snapshot; importer.Options).
 	OfficeLookups importer.Choice
+	// Now is the clock of the live dump's age; nil: time.Now.
+	Now func() time.Time
 }
+
+// StaleAfter is the age of the live dump's reference date past which a
+// sync that finds nothing newer warns: the Receita publishes monthly, so
+// a share that stopped moving, or a share URL that no longer points at
+// it, would otherwise hide behind a daily "up to date".
+const StaleAfter = 45 * 24 * time.Hour
 
 // SyncResult tells what a sync did.
 type SyncResult struct {
@@ -78,6 +87,15 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 		out.close()
 		if err == nil {
 			say("up to date: the live snapshot #%d is dump %s; the share's is %s", live.ID, res.Live, res.Month)
+			now := time.Now
+			if opts.Now != nil {
+				now = opts.Now
+			}
+			if age := now().Sub(live.ReferenceDate); live.ID != 0 && age > StaleAfter {
+				say("warning: the live dump's reference date, %s, is %d days old, and the share has nothing newer: "+
+					"the Receita has not published since, or RFB_SHARE_URL no longer points at its share",
+					live.ReferenceDate.Format("2006-01-02"), int(age/(24*time.Hour)))
+			}
 		}
 		return res, err
 	}

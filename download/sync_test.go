@@ -75,11 +75,29 @@ func TestSync(t *testing.T) {
 	assertFolders(t, dir, "2026-10")
 
 	gets, rows := s.allGets(), snapshotRows(t, d)
-	res, err = Sync(ctx, d, s.syncOptions(dir, &log))
+	// Up to date, with the dump's reference date 10 days ago: no warning.
+	opts := s.syncOptions(dir, &log)
+	opts.Now = func() time.Time { return res.Snapshot.ReferenceDate.Add(10 * 24 * time.Hour) }
+	logged := len(log.String())
+	res, err = Sync(ctx, d, opts)
 	if err != nil || res.Imported || res.Month != "2026-10" || res.Live != "2026-10" {
 		t.Errorf("second sync: %+v, %v", res, err)
 	}
 	want := fmt.Sprintf("sync: up to date: the live snapshot #%d is dump 2026-10; the share's is 2026-10", rows)
+	if !strings.Contains(log.String()[logged:], want) || strings.Contains(log.String()[logged:], "warning") {
+		t.Errorf("want %q and no warning in the log:\n%s", want, log.String())
+	}
+	// 50 days later, still nothing newer on the share: a warning.
+	live := res.Snapshot
+	if err := d.Get(&live, `SELECT reference_date FROM snapshots WHERE state = 'live'`); err != nil {
+		t.Fatal(err)
+	}
+	opts.Now = func() time.Time { return live.ReferenceDate.Add(50 * 24 * time.Hour) }
+	if _, err := Sync(ctx, d, opts); err != nil {
+		t.Fatal(err)
+	}
+	want = "sync: warning: the live dump's reference date, " + live.ReferenceDate.Format("2006-01-02") +
+		", is 50 days old, and the share has nothing newer: the Receita has not published since, or RFB_SHARE_URL no longer points at its share"
 	if !strings.Contains(log.String(), want) {
 		t.Errorf("no %q in the log:\n%s", want, log.String())
 	}

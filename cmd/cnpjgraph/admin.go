@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/download"
 	"github.com/cnpjgraph/cnpjgraph/importer"
 )
 
@@ -90,10 +91,11 @@ func runStatus(ctx context.Context, args []string) error {
 	if live.ID == 0 {
 		fmt.Println("live snapshot: none (run 'cnpjgraph import PATH...')")
 	} else {
-		age, warning := dumpAge(live.ReferenceDate, time.Now())
+		days, age := dumpAge(live.ReferenceDate, time.Now())
 		fmt.Printf("live snapshot: #%d, dump %s, reference date %s (%s)\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"), age)
-		if warning != "" {
-			fmt.Println("  warning: " + warning)
+		if days > int(download.StaleAfter/(24*time.Hour)) { // imports stopped: the README's alert says the same
+			fmt.Printf("  warning: the dump is %d days old, and the Receita publishes one a month: "+
+				"'cnpjgraph sync' fetches and imports the newest (README, \"Keeping the registry current\")\n", days)
 		}
 		if live.FinishedAt != nil {
 			fmt.Printf("  imported %s in %s\n", live.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST"), live.FinishedAt.Sub(live.StartedAt).Round(1e9))
@@ -131,30 +133,19 @@ func runStatus(ctx context.Context, args []string) error {
 // lists them; the code tables follow, by name.
 var registryTables = []string{"companies", "offices", "members", "persons", "simples", "simples_periods"}
 
-// staleDump is the age past which status warns of the live dump: the
-// Receita publishes one a month, so a dump this old means imports stopped
-// (the README's alert says the same).
-const staleDump = 45
-
-// dumpAge words how old the dump of reference date ref is at now, in whole
-// UTC days, and a warning when it is older than staleDump days.
-func dumpAge(ref, now time.Time) (age, warning string) {
+// dumpAge is how old the dump of reference date ref is at now, in whole
+// UTC days (0 for a clock behind it), and those days in words.
+func dumpAge(ref, now time.Time) (days int, age string) {
 	y, m, d := ref.UTC().Date()
 	ny, nm, nd := now.UTC().Date()
-	days := int(time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-	switch {
-	case days <= 0:
-		age = "today"
-	case days == 1:
-		age = "1 day ago"
-	default:
-		age = fmt.Sprintf("%d days ago", days)
+	days = max(0, int(time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))/(24*time.Hour)))
+	switch days {
+	case 0:
+		return 0, "today"
+	case 1:
+		return 1, "1 day ago"
 	}
-	if days > staleDump {
-		warning = fmt.Sprintf("the dump is %d days old, and the Receita publishes one a month: "+
-			"'cnpjgraph sync' fetches and imports the newest (README, \"Keeping the registry current\")", days)
-	}
-	return age, warning
+	return days, fmt.Sprintf("%d days ago", days)
 }
 
 // rowCountsText is a snapshot's row counts for a reader: the registry's
