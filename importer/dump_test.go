@@ -49,6 +49,19 @@ func newZip(t testing.TB, dir, name string) *zipWriter {
 	return &zipWriter{f: f, z: z, w: bufio.NewWriterSize(m, 1<<16)}
 }
 
+// emptyKinds writes empty ZIPs of the registry kinds dir lacks (Empresas,
+// Estabelecimentos, Socios, Simples), for a test about one kind: an import
+// refuses a dump without one of them.
+func emptyKinds(t testing.TB, dir string) {
+	t.Helper()
+	for _, name := range []string{"Empresas0", "Estabelecimentos0", "Socios0", "Simples"} {
+		if _, err := os.Stat(filepath.Join(dir, name+".zip")); err == nil {
+			continue
+		}
+		newZip(t, dir, name).close(t)
+	}
+}
+
 // row writes quoted fields; strings are written byte for byte, so pass
 // Latin-1 ("JOS\xc9").
 func (w *zipWriter) row(fields ...string) {

@@ -219,6 +219,28 @@ func discover(paths []string) (discovery, error) {
 	return d, nil
 }
 
+// complete refuses a dump without one of the four registry kinds: its
+// snapshot would replace the served registry with companies but no
+// offices, or offices but no members (a single ZIP given by mistake).
+// Missing parts of a kind are not detected here.
+func (d *discovery) complete() error {
+	have := map[kind]bool{}
+	for _, s := range d.sources {
+		have[s.kind] = true
+	}
+	var missing []string
+	for _, k := range []kind{kindCompanies, kindOffices, kindMembers, kindSimples} {
+		if !have[k] {
+			missing = append(missing, k.String())
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the dump has no %s files: its snapshot would replace the served registry with part of it; "+
+		"give the month's folder of the Receita's ZIPs (cnpjgraph download fetches it)", strings.Join(missing, ", "))
+}
+
 func (d *discovery) addFile(path string) error {
 	base := filepath.Base(path)
 	st, err := os.Stat(path)

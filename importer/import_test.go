@@ -348,6 +348,7 @@ func TestSimplesHistoryAccumulates(t *testing.T) {
 		}
 		z.close(t)
 	}
+	emptyKinds(t, dir)
 	write([]string{"00000001", "N", "20100101", "20121231", "N", "", ""})
 	mustImport(t, d, opts(t, dir))
 	write([]string{"00000001", "N", "20150101", "20161231", "S", "20170101", "20171231"})
@@ -482,6 +483,17 @@ func TestBadInput(t *testing.T) {
 	}
 	badColumns := addRow(`"33683111";"2";"SHORT ROW";"***111111**";"10"` + "\n")
 
+	// One ZIP given for the month's folder: refused before anything is
+	// loaded, the served registry untouched.
+	t.Run("a kind missing", func(t *testing.T) {
+		_, err := importer.Import(context.Background(), d, opts(t, filepath.Join(sampleDir(t), "Empresas0.zip")))
+		if err == nil || !strings.Contains(err.Error(), "the dump has no Estabelecimentos, Socios, Simples files") {
+			t.Fatalf("got %v", err)
+		}
+		if id, n := liveState(t, d); id != liveID || n != members {
+			t.Errorf("live snapshot changed: #%d with %d members, was #%d with %d", id, n, liveID, members)
+		}
+	})
 	t.Run("wrong column count above threshold", func(t *testing.T) {
 		dir := badDump(t, "Socios0.zip", badColumns)
 		_, err := importer.Import(context.Background(), d, opts(t, dir))
@@ -591,6 +603,7 @@ func TestBadInput(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		emptyKinds(t, dir)
 		_, err := importer.Import(context.Background(), d, opts(t, dir))
 		if err == nil || !strings.Contains(err.Error(), "Socios0.zip: line ") {
 			t.Fatalf("got %v", err)

@@ -109,6 +109,9 @@ func Import(ctx context.Context, d *sqlx.DB, opts Options) (db.Snapshot, error) 
 	if err != nil {
 		return db.Snapshot{}, err
 	}
+	if err := found.complete(); err != nil {
+		return db.Snapshot{}, err
+	}
 	if opts.Municipalities == "" {
 		opts.Municipalities = found.municipalities
 	}
