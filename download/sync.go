@@ -30,6 +30,9 @@ type SyncOptions struct {
 	OfficeLookups importer.Choice
 	// Now is the clock of the live dump's age; nil: time.Now.
 	Now func() time.Time
+	// AllowShrink imports a month with under half the live snapshot's
+	// establishments (importer.Options.AllowShrink).
+	AllowShrink bool
 }
 
 // StaleAfter is the age of the live dump's reference date past which a
@@ -121,6 +124,7 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 		Streams:        opts.Streams,
 		WordTables:     opts.WordTables,
 		OfficeLookups:  opts.OfficeLookups,
+		AllowShrink:    opts.AllowShrink,
 	})
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", dir, err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -908,5 +909,37 @@ func TestSideActivitiesAsWritten(t *testing.T) {
 	want := []string{"6201501", "62.02-3/00", "null", "NULL", `c\d`, "{x}", "6311900"}
 	if !slices.Equal(got, want) {
 		t.Errorf("side activities %q, want %q", got, want)
+	}
+}
+
+// TestShrinkRefused: a dump with under half the live snapshot's
+// establishments is refused once loaded (a partial or broken month), the
+// served registry untouched and the import listed as failed; AllowShrink
+// imports it.
+func TestShrinkRefused(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	mustImport(t, d, opts(t, generated(t, generator.Options{Companies: 40, Seed: 3})))
+	liveID, members := liveState(t, d)
+	live, err := db.LiveSnapshot(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts map[string]int64
+	if err := json.Unmarshal(live.RowCounts, &counts); err != nil || counts["offices"] < 4 {
+		t.Fatalf("the generated dump's counts %s (%v): want 4 offices or more", live.RowCounts, err)
+	}
+
+	_, err = importer.Import(context.Background(), d, opts(t, sampleDir(t)))
+	want := "the dump has 1 establishments, under half of the live snapshot's " + strconv.FormatInt(counts["offices"], 10)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--allow-shrink") {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	assertFailedAndLiveUntouched(t, d, liveID, members)
+
+	o := opts(t, sampleDir(t))
+	o.AllowShrink = true
+	if snap := mustImport(t, d, o); snap.ID == liveID {
+		t.Errorf("AllowShrink: snapshot #%d still live", snap.ID)
 	}
 }

@@ -73,6 +73,9 @@ type Options struct {
 	// all-visible, before it warns and goes on (run.vacuum); 0 means a
 	// minute, negative means no wait.
 	VisibilityWait time.Duration
+	// AllowShrink imports a dump with fewer than half the live snapshot's
+	// establishments, which is refused otherwise (run.checkShrink).
+	AllowShrink bool
 }
 
 // Choice is whether an import builds something optional: the word tables
@@ -317,7 +320,10 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 			if err := r.loadCodes(ctx); err != nil {
 				return err
 			}
-			return r.loadBig(ctx)
+			if err := r.loadBig(ctx); err != nil {
+				return err
+			}
+			return r.checkShrink(ctx)
 		}},
 		{"derive and index", func() error {
 			return schedule(ctx, r.tasks(periods, indexes, wordTables, officeLookups), r.opts.Streams)
@@ -345,6 +351,37 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 	}
 	r.prog.printf("snapshot #%d is live", id)
 	return snap, nil
+}
+
+// checkShrink refuses a dump with fewer than half the live snapshot's
+// establishments, once they are loaded: the registry grows month by month,
+// so such a dump is partial or broken (parts missing, files truncated by a
+// copy), and its snapshot would replace the served registry with part of
+// it. Options.AllowShrink imports it all the same.
+func (r *run) checkShrink(ctx context.Context) error {
+	if r.opts.AllowShrink {
+		return nil
+	}
+	live, err := db.LiveSnapshot(ctx, r.d)
+	if errors.Is(err, db.ErrNoSnapshot) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var counts map[string]int64
+	if json.Unmarshal(live.RowCounts, &counts) != nil {
+		return nil // a snapshot without counts: nothing to compare
+	}
+	r.mu.Lock()
+	offices := r.counts["offices"]
+	r.mu.Unlock()
+	if was := counts["offices"]; offices < was/2 {
+		return fmt.Errorf("the dump has %d establishments, under half of the live snapshot's %d (#%d, dump %s): "+
+			"a partial or broken month would replace the served registry; check the folder (cnpjgraph download "+
+			"verifies each file against the share), or import it anyway with --allow-shrink", offices, was, live.ID, live.DumpMonth)
+	}
+	return nil
 }
 
 // snapshotTables are the tables of db/snapshot/tables.sql.

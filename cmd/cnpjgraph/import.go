@@ -36,6 +36,7 @@ Flags:
 	streams := fs.Int("streams", 2, "concurrent COPY streams and index builds")
 	fs.Bool("word-tables", false, "build the word tables: name searches read a page and their count by index (3.5-4x their throughput), at about 70% more import time and 55% more disk (docs/api.md); =false: without them; default: as the live snapshot")
 	fs.Bool("office-lookups", false, officeLookupsUsage)
+	allowShrink := fs.Bool("allow-shrink", false, allowShrinkUsage)
 	verbose := fs.Bool("v", false, "log every statement")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
@@ -73,6 +74,7 @@ Flags:
 		Streams:        *streams,
 		WordTables:     choiceFlag(fs, "word-tables"),
 		OfficeLookups:  choiceFlag(fs, "office-lookups"),
+		AllowShrink:    *allowShrink,
 	})
 	if err != nil {
 		return err
@@ -109,6 +111,9 @@ Flags:
 	fmt.Printf("duration: %s, %d input rows, %.0f rows/s\n", took.Round(time.Millisecond), input, float64(input)/took.Seconds())
 	return nil
 }
+
+// allowShrinkUsage is the -allow-shrink flag's help, of import and sync.
+const allowShrinkUsage = "import a dump with under half the live snapshot's establishments, refused otherwise (a partial or broken month)"
 
 // officeLookupsUsage is the -office-lookups flag's help, of import and sync.
 const officeLookupsUsage = "derive office_lookups, an office with its company in one row, which office lookups and search pages read; " +

@@ -286,4 +286,15 @@ func TestOperatorCommands(t *testing.T) {
 			t.Fatalf("account usage after a lookup:\n%s", r.stdout)
 		}
 	}
+
+	// A dump under half the live snapshot's establishments is refused,
+	// unless --allow-shrink.
+	bigger := t.TempDir()
+	run("generate", "--companies", "40", "--out", bigger)
+	run(append(append([]string{}, importArgs[:len(importArgs)-1]...), bigger)...)
+	refused("import it anyway with --allow-shrink", importArgs...)
+	r = run(append([]string{"import", "--allow-shrink"}, importArgs[1:]...)...)
+	if !strings.Contains(r.stdout, "is live") {
+		t.Errorf("import --allow-shrink: %s%s", r.stdout, r.stderr)
+	}
 }

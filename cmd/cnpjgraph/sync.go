@@ -36,6 +36,7 @@ Flags:
 	streams := fs.Int("streams", 2, "the import's concurrent COPY streams and index builds")
 	fs.Bool("word-tables", false, "build the word tables, or not (=false); default: as the live snapshot (see cnpjgraph import -h)")
 	fs.Bool("office-lookups", false, officeLookupsUsage)
+	allowShrink := fs.Bool("allow-shrink", false, allowShrinkUsage)
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -55,6 +56,7 @@ Flags:
 		Streams:       *streams,
 		WordTables:    choiceFlag(fs, "word-tables"),
 		OfficeLookups: choiceFlag(fs, "office-lookups"),
+		AllowShrink:   *allowShrink,
 	})
 	exitIfBusy("sync", err)
 	if err != nil {
