@@ -66,6 +66,8 @@ func runDev(ctx context.Context, args []string) error {
 			// the playground's name searches take the production path.
 			WordTables: importer.On,
 			Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			// --reimport asks for the sample over whatever is served.
+			AllowShrink: true,
 		})
 		if err != nil {
 			return fmt.Errorf("import sample: %w", err)
