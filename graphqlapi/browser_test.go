@@ -54,6 +54,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		// Networking to loopback only: no name resolves but the test server's.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium's own temporary files (its profile's singleton socket)
+		// go with the test's, not into /tmp for good.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(1400, 900),
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
