@@ -33,6 +33,7 @@ wt=false; [ -n "${BENCH_WORD_TABLES:-}" ] && wt=true
 ol=true; [ "${BENCH_OFFICE_LOOKUPS:-1}" = 0 ] && ol=false
 echo "== importing (cnpjgraph import --allow-shrink --word-tables=$wt --office-lookups=$ol: a dump of another size than the last one measured)"
 log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 start=$(date +%s.%N)
 /usr/bin/time -f 'peak RSS: %M KiB' "$bin" import --allow-shrink --word-tables="$wt" --office-lookups="$ol" --municipalities "$dump/TABMUN.CSV" --countries "$dump/paises-m49.csv" "$dump" 2>&1 | tee "$log" | grep -v '^\s*$' | tail -n 40
 end=$(date +%s.%N)
