@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"reflect"
@@ -62,6 +63,9 @@ type Server struct {
 	// LookupConcurrency: lookup requests run at once (service.LookupTurn);
 	// unset: the pool's size, Database.MaxOpenConns (see Load).
 	LookupConcurrency int `env:"LOOKUP_CONCURRENCY"`
+	// LogLevel: the least level logged; warn drops the access line of
+	// every request answered below 500, one line a request at any traffic.
+	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
 }
 
 // Pool is the database connection pool of `serve`.
@@ -206,7 +210,11 @@ func named(err error, values map[string]string) error {
 		// that failed is one that is set (defaults parse).
 		for _, v := range Variables() {
 			if v.Field == pe.Name && values[v.Name] != "" {
-				out = append(out, fmt.Errorf("%s: %q is not %s", v.Name, values[v.Name], want[v.Kind]))
+				what := want[v.Kind]
+				if v.Type == reflect.TypeFor[slog.Level]() {
+					what = "a log level (debug, info, warn or error)"
+				}
+				out = append(out, fmt.Errorf("%s: %q is not %s", v.Name, values[v.Name], what))
 			}
 		}
 	}

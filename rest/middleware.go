@@ -105,6 +105,9 @@ func observe(log *slog.Logger, m *Metrics) func(http.Handler) http.Handler {
 			if status >= 500 {
 				level = slog.LevelError
 			}
+			if !log.Enabled(r.Context(), level) { // LOG_LEVEL above it: no line to build
+				return
+			}
 			attrs := []slog.Attr{
 				slog.String("request_id", id),
 				slog.String("method", r.Method),

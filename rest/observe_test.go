@@ -1,12 +1,14 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,3 +81,31 @@ func (h accessLineHandler) Handle(_ context.Context, r slog.Record) error {
 
 func (h accessLineHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h accessLineHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestAccessLineLevel: at LOG_LEVEL=info each request writes its access
+// line; at warn, one answered below 500 writes none, and the metrics count
+// it all the same.
+func TestAccessLineLevel(t *testing.T) {
+	d, _ := dbtest.New(t)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	for _, c := range []struct {
+		level slog.Level
+		lines int
+	}{{slog.LevelInfo, 2}, {slog.LevelWarn, 0}} {
+		var out bytes.Buffer
+		m := rest.NewMetrics(nil)
+		h := rest.NewRouter(rest.Deps{Service: svc, Metrics: m,
+			Logger: slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: c.level}))})
+		for _, path := range []string{"/healthz", "/nope"} {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+		}
+		if n := strings.Count(out.String(), `"msg":"request"`); n != c.lines {
+			t.Errorf("level %s: %d access lines, want %d:\n%s", c.level, n, c.lines, out.String())
+		}
+		metrics := httptest.NewRecorder()
+		m.Handler().ServeHTTP(metrics, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		if !strings.Contains(metrics.Body.String(), `cnpjgraph_http_requests_total{method="GET",route="/healthz",status="200"} 1`) {
+			t.Errorf("level %s: the request is not counted", c.level)
+		}
+	}
+}

@@ -69,7 +69,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 	// an access line per request was about 2 % of a lookup's CPU.
 	logOut := logbuf.New(os.Stderr, 100*time.Millisecond, 64<<10)
 	defer func() { _ = logOut.Close() }()
-	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	log := slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: cfg.Server.LogLevel}))
 	if cfg.Server.GOGC == "" {
 		// Answers are short-lived garbage and the live heap is small:
 		// collecting rarely buys nested GraphQL queries (+5-11 % against
