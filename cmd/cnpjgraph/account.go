@@ -243,7 +243,10 @@ func runAccount(ctx context.Context, args []string) error {
 			return errors.New("grant: give --credits, --plan or --permissions")
 		}
 		if set["plan"] {
-			if err := auth.ChangePlan(ctx, d, a.ID, *plan, now); err != nil {
+			if err := auth.ChangePlan(ctx, d, a.ID, *plan, now); errors.Is(err, auth.ErrNotFound) {
+				// The account was found above: the plan is what is missing.
+				return fmt.Errorf("plan %q: not found (cnpjgraph plan list)", *plan)
+			} else if err != nil {
 				return err
 			}
 		}

@@ -170,6 +170,7 @@ func TestOperatorCommands(t *testing.T) {
 	refused(`account "acme": already exists`, "account", "create", "acme")
 	refused("reads as an account id", "account", "create", "2024")
 	refused("give --credits, --plan or --permissions", "account", "grant", "acme")
+	refused(`plan "nope": not found (cnpjgraph plan list)`, "account", "grant", "acme", "--plan", "nope")
 	refused("read:nothing", "account", "create", "other", "--permissions", "read:nothing")
 	contains(run("account", "grant", "acme", "--credits", "250"), "account grant", "plan partner, 5250 credits today")
 	// A negative grant takes credits back, down to 0.
