@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -604,6 +605,19 @@ func TestAdministration(t *testing.T) {
 	}
 	if _, err := CreateAccount(ctx, e.db, "2024", "", nil, now); err == nil {
 		t.Fatal("an account named by digits alone, which FindAccount would read as an id, was created")
+	}
+	// Names are labels: trimmed, and of 100 bytes at most.
+	if _, err := CreateAccount(ctx, e.db, " acme ", "", nil, now); !errors.Is(err, ErrExists) {
+		t.Fatalf("acme with spaces around: %v, want it taken for acme", err)
+	}
+	if _, err := CreateAccount(ctx, e.db, strings.Repeat("n", 101), "", nil, now); err == nil || !strings.Contains(err.Error(), "at most 100") {
+		t.Fatalf("a name of 101 bytes: %v", err)
+	}
+	if _, _, err := AddKey(ctx, e.db, a.ID, strings.Repeat("k", 101), nil); err == nil || !strings.Contains(err.Error(), "at most 100") {
+		t.Fatalf("a key name of 101 bytes: %v", err)
+	}
+	if k, _, err := AddKey(ctx, e.db, a.ID, "   ", nil); err != nil || k.Name != "" {
+		t.Fatalf("a key named by spaces: %+v %v, want no name", k, err)
 	}
 	if _, _, err := e.svc.Debit(ctx, a.ID, 30); err != nil {
 		t.Fatal(err)

@@ -107,11 +107,19 @@ const accountColumns = `a.id, a.name, a.plan, a.status, a.suspension_reason,
 	CASE WHEN a.credits_day < $1 THEN p.credits_per_day ELSE a.credits END AS credits,
 	a.permissions, a.created_at`
 
+// maxNameBytes bounds account and key names: they are labels in the
+// operator's listings, not documents.
+const maxNameBytes = 100
+
 // CreateAccount creates an account on plan (free when empty) holding the
 // plan's allowance for today; perms nil means all permissions.
 func CreateAccount(ctx context.Context, q sqlx.ExtContext, name, plan string, perms []string, now time.Time) (Account, error) {
-	if strings.TrimSpace(name) == "" {
+	name = strings.TrimSpace(name)
+	if name == "" {
 		return Account{}, fmt.Errorf("account needs a name")
+	}
+	if len(name) > maxNameBytes {
+		return Account{}, fmt.Errorf("account name of %d bytes: at most %d", len(name), maxNameBytes)
 	}
 	if _, err := strconv.ParseInt(name, 10, 64); err == nil {
 		// FindAccount would take it for an id.
@@ -216,6 +224,9 @@ func SetAccountPermissions(ctx context.Context, q sqlx.ExtContext, accountID int
 // AddKey creates an API key for an account and returns it with the secret,
 // which exists only in this return value. perms nil: all the account holds.
 func AddKey(ctx context.Context, q sqlx.ExtContext, accountID int64, name string, perms []string) (Key, string, error) {
+	if name = strings.TrimSpace(name); len(name) > maxNameBytes {
+		return Key{}, "", fmt.Errorf("key name of %d bytes: at most %d", len(name), maxNameBytes)
+	}
 	secret := newKey()
 	h := hashKey(secret)
 	var k Key
