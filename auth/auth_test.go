@@ -606,6 +606,9 @@ func TestAdministration(t *testing.T) {
 	if _, err := CreateAccount(ctx, e.db, "2024", "", nil, now); err == nil {
 		t.Fatal("an account named by digits alone, which FindAccount would read as an id, was created")
 	}
+	if _, err := CreateAccount(ctx, e.db, "ACME", "", nil, now); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), `as "acme"`) {
+		t.Fatalf("ACME beside acme: %v, want it taken for acme", err)
+	}
 	// Names are labels: trimmed, and of 100 bytes at most.
 	if _, err := CreateAccount(ctx, e.db, " acme ", "", nil, now); !errors.Is(err, ErrExists) {
 		t.Fatalf("acme with spaces around: %v, want it taken for acme", err)

@@ -125,6 +125,16 @@ func CreateAccount(ctx context.Context, q sqlx.ExtContext, name, plan string, pe
 		// FindAccount would take it for an id.
 		return Account{}, fmt.Errorf("account name %q: a name of digits alone reads as an account id; add a letter", name)
 	}
+	// Names are unique case aside, so "ACME" is not a second "acme" to
+	// mistake for the first (checked here: a unique index on lower(name)
+	// would fail its migration where such pairs exist already).
+	var same string
+	switch err := sqlx.GetContext(ctx, q, &same, `SELECT name FROM accounts WHERE lower(name) = lower($1) LIMIT 1`, name); {
+	case err == nil:
+		return Account{}, fmt.Errorf("account %q: %w (as %q: names are compared case aside)", name, ErrExists, same)
+	case !errors.Is(err, sql.ErrNoRows):
+		return Account{}, err
+	}
 	if plan == "" {
 		plan = "free"
 	}
