@@ -175,6 +175,19 @@ func TestMiddleware(t *testing.T) {
 		!strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Authorization") {
 		t.Errorf("preflight: %d %v", r.status, r.header)
 	}
+	// A GraphQL client's own headers pass the preflight (Apollo Client's,
+	// when it is given a name and version).
+	req = httptest.NewRequest("OPTIONS", "/graphql", nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "apollographql-client-name,apollographql-client-version,authorization,content-type")
+	r = s.do(t, req)
+	allow := strings.ToLower(r.header.Get("Access-Control-Allow-Headers"))
+	for _, h := range []string{"apollographql-client-name", "apollographql-client-version", "authorization", "content-type"} {
+		if !slices.Contains(strings.Split(allow, ", "), h) {
+			t.Errorf("preflight of /graphql: %q lacks %s", allow, h)
+		}
+	}
 	// A page may read the headers it needs: a search's X-Count-Exact, the
 	// rate limit's, a certificate's file name.
 	req = httptest.NewRequest("GET", "/healthz", nil)

@@ -171,6 +171,13 @@ const exposedHeaders = "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Re
 // cors lets the configured browser origins call the API ("*": any). A
 // preflight from an allowed origin is answered here; other requests get
 // the headers and go on.
+// allowedHeaders are the request headers a page of an allowed origin may
+// send: the credential, the body's type, a request id, and those GraphQL
+// clients add (Apollo Client's client awareness and CSRF-prevention
+// headers), whose preflight would otherwise fail in the browser.
+const allowedHeaders = "Authorization, Content-Type, X-Request-Id, " +
+	"Apollographql-Client-Name, Apollographql-Client-Version, Apollo-Require-Preflight, X-Apollo-Operation-Name"
+
 func cors(origins []string) func(http.Handler) http.Handler {
 	any := false
 	allowed := make(map[string]bool, len(origins))
@@ -200,7 +207,7 @@ func cors(origins []string) func(http.Handler) http.Handler {
 				h.Add("Vary", "Access-Control-Request-Method")
 				h.Add("Vary", "Access-Control-Request-Headers")
 				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+				h.Set("Access-Control-Allow-Headers", allowedHeaders)
 				h.Set("Access-Control-Max-Age", strconv.Itoa(600))
 				w.WriteHeader(http.StatusNoContent)
 				return
