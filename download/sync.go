@@ -35,11 +35,20 @@ type SyncOptions struct {
 	AllowShrink bool
 }
 
-// StaleAfter is the age of the live dump's reference date past which a
-// sync that finds nothing newer warns: the Receita publishes monthly, so
-// a share that stopped moving, or a share URL that no longer points at
-// it, would otherwise hide behind a daily "up to date".
-const StaleAfter = 45 * 24 * time.Hour
+// StaleAfterDays is the age of the live dump's reference date past which
+// a sync that finds nothing newer warns (and `cnpjgraph status`): the
+// Receita publishes monthly, so a share that stopped moving, or a share
+// URL that no longer points at it, would otherwise hide behind a daily
+// "up to date".
+const StaleAfterDays = 45
+
+// AgeDays is how old a dump of reference date ref is at now, in whole
+// UTC days; 0 for a clock behind it.
+func AgeDays(ref, now time.Time) int {
+	y, m, d := ref.UTC().Date()
+	ny, nm, nd := now.UTC().Date()
+	return max(0, int(time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))/(24*time.Hour)))
+}
 
 // SyncResult tells what a sync did.
 type SyncResult struct {
@@ -94,10 +103,10 @@ func Sync(ctx context.Context, d *sqlx.DB, opts SyncOptions) (SyncResult, error)
 			if opts.Now != nil {
 				now = opts.Now
 			}
-			if age := now().Sub(live.ReferenceDate); live.ID != 0 && age > StaleAfter {
+			if days := AgeDays(live.ReferenceDate, now()); live.ID != 0 && days > StaleAfterDays {
 				say("warning: the live dump's reference date, %s, is %d days old, and the share has nothing newer: "+
 					"the Receita has not published since, or RFB_SHARE_URL no longer points at its share",
-					live.ReferenceDate.Format("2006-01-02"), int(age/(24*time.Hour)))
+					live.ReferenceDate.Format("2006-01-02"), days)
 			}
 		}
 		return res, err

@@ -127,9 +127,8 @@ func runAccount(ctx context.Context, args []string) error {
 		return fmt.Errorf("unknown subcommand %q", sub)
 	}
 	// A lifetime of 0 or less would print what is refused at once.
-	ttlSet := false
-	fs.Visit(func(f *flag.Flag) { ttlSet = ttlSet || f.Name == "ttl" })
-	if *ttl < 0 || ttlSet && *ttl == 0 {
+	set := flagsSet(fs)
+	if *ttl < 0 || set["ttl"] && *ttl == 0 {
 		return fmt.Errorf("%s: --ttl must be a positive duration (given %s)", sub, *ttl)
 	}
 	need := func(n int) error {
@@ -236,8 +235,6 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["credits"] && !set["plan"] && !set["permissions"] {
 			fs.Usage()
 			return errors.New("grant: give --credits, --plan or --permissions")

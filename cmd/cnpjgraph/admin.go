@@ -93,7 +93,7 @@ func runStatus(ctx context.Context, args []string) error {
 	} else {
 		days, age := dumpAge(live.ReferenceDate, time.Now())
 		fmt.Printf("live snapshot: #%d, dump %s, reference date %s (%s)\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"), age)
-		if days > int(download.StaleAfter/(24*time.Hour)) { // imports stopped: the README's alert says the same
+		if days > download.StaleAfterDays { // imports stopped: the README's alert says the same
 			fmt.Printf("  warning: the dump is %d days old, and the Receita publishes one a month: "+
 				"'cnpjgraph sync' fetches and imports the newest (README, \"Keeping the registry current\")\n", days)
 		}
@@ -134,11 +134,9 @@ func runStatus(ctx context.Context, args []string) error {
 var registryTables = []string{"companies", "offices", "members", "persons", "simples", "simples_periods"}
 
 // dumpAge is how old the dump of reference date ref is at now, in whole
-// UTC days (0 for a clock behind it), and those days in words.
+// UTC days (download.AgeDays), and those days in words.
 func dumpAge(ref, now time.Time) (days int, age string) {
-	y, m, d := ref.UTC().Date()
-	ny, nm, nd := now.UTC().Date()
-	days = max(0, int(time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))/(24*time.Hour)))
+	days = download.AgeDays(ref, now)
 	switch days {
 	case 0:
 		return 0, "today"

@@ -7,12 +7,18 @@ import (
 	"strings"
 )
 
+// flagsSet are the names of the flags of fs given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // flagsAtLeastOne names the integer flags of fs, among names, whose value
 // is below 1: a count of files, streams, companies or parts. Flags left at
 // a default of 0 that means "not given" are skipped unless set.
 func flagsAtLeastOne(fs *flag.FlagSet, names ...string) []string {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsSet(fs)
 	var bad []string
 	for _, name := range names {
 		f := fs.Lookup(name)
