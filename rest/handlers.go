@@ -86,14 +86,14 @@ func (h lookups) company(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	body, err := h.svc.CompanyAnswer(r.Context(), root, func(c model.Company) ([]byte, error) {
+	answer, err := h.svc.CompanyAnswer(r.Context(), root, func(c model.Company) ([]byte, error) {
 		return json.Marshal(wire.CompanyLookupOf(c))
 	})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeBody(w, http.StatusOK, body)
+	writeKept(w, r, answer)
 }
 
 // person serves GET /person/{id}.

@@ -107,7 +107,9 @@ func NewRouter(d Deps) http.Handler {
 	}
 	// HEAD of every GET route is that GET without its body (net/http drops
 	// it), decided once here rather than route by route.
-	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), middleware.GetHead)
+	// Compression sits inside observe, whose access line and metrics then
+	// count the bytes sent.
+	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), compress(), middleware.GetHead)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
 

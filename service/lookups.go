@@ -88,39 +88,44 @@ func (s *Service) simples(ctx context.Context, b *bill, q SimplesQuery) (model.S
 // CompanyAnswer is the company lookup (the company with its Simples,
 // members and every office) answered as the bytes render makes of it. A
 // company's answer changes only with the snapshot, and one with thousands of
-// offices costs milliseconds of SQL and rendering, so the bytes are kept
-// per snapshot (the least recently used go first) and concurrent misses
-// render once. Every call is a company lookup, admitted and priced as
-// such, whether its bytes were kept or not.
-func (s *Service) CompanyAnswer(ctx context.Context, root cnpj.Root, render func(model.Company) ([]byte, error)) ([]byte, error) {
-	return metered(ctx, s, KindCompany, func(*bill) ([]byte, error) {
-		answer := func() ([]byte, error) {
+// offices costs milliseconds of SQL and rendering, so the answer is kept
+// per snapshot (the least recently used go first; its compressed encodings
+// with it, uncounted: a fifth of its size or less) and concurrent misses
+// render once. Every call is a company lookup, admitted and priced as such,
+// whether its answer was kept or not.
+func (s *Service) CompanyAnswer(ctx context.Context, root cnpj.Root, render func(model.Company) ([]byte, error)) (*Answer, error) {
+	return metered(ctx, s, KindCompany, func(*bill) (*Answer, error) {
+		answer := func() (*Answer, error) {
 			c, err := s.company(ctx, root)
 			if err != nil {
 				return nil, err
 			}
-			return render(c)
+			body, err := render(c)
+			if err != nil {
+				return nil, err
+			}
+			return &Answer{Body: body}, nil
 		}
 		snap, ok := s.CurrentSnapshot(ctx)
 		if !ok || s.answers == nil {
 			return answer()
 		}
 		key := answerKey{snapshot: snap, root: string(root)}
-		if body, hit := s.answers.Get(key); hit {
-			return body, nil
+		if a, hit := s.answers.Get(key); hit {
+			return a, nil
 		}
 		v, err, _ := s.answerFill.Do(strconv.FormatInt(snap, 10)+"/"+string(root), func() (any, error) {
-			body, err := answer()
+			a, err := answer()
 			// A huge answer would push out many: keep those up to an eighth.
-			if err == nil && len(body) <= s.answers.Limit()/8 {
-				s.answers.Add(key, body, len(body))
+			if err == nil && len(a.Body) <= s.answers.Limit()/8 {
+				s.answers.Add(key, a, len(a.Body))
 			}
-			return body, err
+			return a, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		return v.([]byte), nil
+		return v.(*Answer), nil
 	})
 }
 

@@ -34,7 +34,7 @@ type Service struct {
 	flights singleflight.Group // online fetches in progress, by portal and tax id
 	fetched fetchLog           // online fetches that ended lately
 
-	answers    *lru.Cache[answerKey, []byte] // rendered company answers; nil: none
+	answers    *lru.Cache[answerKey, *Answer] // rendered company answers; nil: none
 	zips       *lru.Cache[zipKey, model.Zip] // postal codes of the live snapshot
 	answerFill singleflight.Group            // company answers being rendered
 
@@ -118,7 +118,7 @@ func New(store *db.Store, opts Options) *Service {
 		if n == 0 {
 			n = 64 << 20
 		}
-		s.answers = lru.New[answerKey, []byte](n)
+		s.answers = lru.New[answerKey, *Answer](n)
 	}
 	s.zips = lru.New[zipKey, model.Zip](zipCacheEntries)
 	return s

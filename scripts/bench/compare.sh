@@ -13,7 +13,8 @@
 # path around each one (%s), and BODY_FMT, if set, a body to POST with the
 # id in it (a GraphQL query: PATH_FMT=/graphql). Prints one line per run: A
 # or B, req/s, p50 and p99, the server's CPU per request (from /proc), and
-# the count of answers that were not 2xx, if any. Stops both servers. A
+# the count of answers that were not 2xx, if any. ACCEPT_ENCODING, if set, is
+# sent as the Accept-Encoding of every request. Stops both servers. A
 # wrapper script that execs the binary (to set its environment) keeps its
 # pid, so its CPU is read too.
 set -euo pipefail

@@ -32,6 +32,9 @@ end
 local path_fmt = os.getenv("PATH_FMT")
 local body_fmt = os.getenv("BODY_FMT")
 local key = os.getenv("API_KEY") or ""
+-- ACCEPT_ENCODING, when set, is sent as real clients send it ("gzip, deflate,
+-- br" from Node's fetch): answers of 4 KiB or more then come compressed.
+local accept_encoding = os.getenv("ACCEPT_ENCODING") or ""
 
 -- Each run draws ids of its own: the main state's generator, which seeds
 -- the threads', starts from /dev/urandom. LuaJIT's fixed default seed gave
@@ -55,6 +58,7 @@ local before, after
 local function format(v)
   local headers = {}
   if key ~= "" then headers["Authorization"] = key end
+  if accept_encoding ~= "" then headers["Accept-Encoding"] = accept_encoding end
   if body_fmt and body_fmt ~= "" then
     headers["Content-Type"] = "application/json"
     return wrk.format("POST", path_fmt, headers, string.format(body_fmt, v))
