@@ -35,8 +35,8 @@ type Service struct {
 	fetched fetchLog           // online fetches that ended lately
 
 	answers    *lru.Cache[answerKey, *Answer] // rendered company answers; nil: none
-	zips       *lru.Cache[zipKey, model.Zip] // postal codes of the live snapshot
-	answerFill singleflight.Group            // company answers being rendered
+	zips       *lru.Cache[zipKey, model.Zip]  // postal codes of the live snapshot
+	answerFill singleflight.Group             // company answers being rendered
 
 	imagery  Imagery  // nil: the map and street lookups answer 503
 	geocoder Geocoder // nil: the office lookup's geocoding answers 503
