@@ -10,8 +10,10 @@ SAMPLE_COMPANIES ?= 2000
 
 .PHONY: run build playground-assets test lint fmt-check vet unit fuzz bench bench-search bench-import generate-check clean
 
+# -buildvcs=auto: the commit goes into the binary (cnpjgraph version, /metrics)
+# even where GOFLAGS says -buildvcs=false, and a copy without git still builds.
 build: playground-assets
-	$(GO) build -o $(BIN)/cnpjgraph ./cmd/cnpjgraph
+	$(GO) build -buildvcs=auto -o $(BIN)/cnpjgraph ./cmd/cnpjgraph
 
 # GraphiQL and React from the npm registry, pinned by playground/package-lock.json.
 playground-assets:

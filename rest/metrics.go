@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
 
@@ -42,7 +43,15 @@ func NewMetrics(pool *sql.DB) *Metrics {
 			Help: "SQL statements sent by lookups and searches; divide by requests for round trips per request.",
 		}),
 	}
-	m.Registry.MustRegister(m.requests, m.latency, m.roundTrips,
+	build := buildinfo.Read()
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cnpjgraph_build_info",
+		Help: "Always 1; its labels say which build is running: the commit (empty when the binary was not stamped), the release, uncommitted changes, the Go version.",
+		ConstLabels: prometheus.Labels{"revision": build.Revision, "version": build.Version,
+			"modified": strconv.FormatBool(build.Modified), "go_version": build.Go},
+	})
+	info.Set(1)
+	m.Registry.MustRegister(info, m.requests, m.latency, m.roundTrips,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		m.Registry.MustRegister(collectors.NewDBStatsCollector(pool, "cnpjgraph"))

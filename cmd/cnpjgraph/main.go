@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 )
 
 const usage = `cnpjgraph: the Brazilian company registry (CNPJ), self-hosted.
@@ -24,6 +26,7 @@ Usage:
   cnpjgraph account SUBCOMMAND         accounts: create|list|show|suspend|resume|grant|usage|token|sign
   cnpjgraph key SUBCOMMAND             API keys: add|list|revoke
   cnpjgraph plan SUBCOMMAND            plans: list|set
+  cnpjgraph version                    print the build: its commit (or release) and Go version
 
 Run 'cnpjgraph COMMAND -h' for the flags of a command. Configuration comes from
 environment variables; see README.md.
@@ -37,8 +40,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	name, args := os.Args[1], os.Args[2:]
-	if name == "-h" || name == "--help" || name == "help" {
+	switch name {
+	case "-h", "--help", "help":
 		fmt.Print(usage)
+		return
+	case "version", "--version", "-version":
+		fmt.Println("cnpjgraph " + buildinfo.Read().String())
 		return
 	}
 	run, ok := commands[name]

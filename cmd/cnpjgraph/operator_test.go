@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,6 +247,10 @@ func TestOperatorCommands(t *testing.T) {
 	if status, body := get("/office/"+dbtest.SerproBranch, second); status != 401 {
 		t.Errorf("the revoked key: %d %s, want 401", status, body)
 	}
+	// The log says which build serves, first.
+	if want := `"msg":"cnpjgraph starting","build":"a build without version information, ` + runtime.Version() + `"`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("serve's log lacks %s:\n%s", want, stderr.String())
+	}
 	// The metrics count the lookups and their one SQL statement each.
 	_, metrics := get("/metrics", "")
 	for _, want := range []string{
@@ -253,6 +258,8 @@ func TestOperatorCommands(t *testing.T) {
 		`cnpjgraph_http_requests_total{method="GET",route="/office/{taxId}",status="401"} 1`,
 		"cnpjgraph_sql_round_trips_total 1\n",
 		`go_sql_max_open_connections{db_name="cnpjgraph"} `,
+		// A test binary is not stamped with a commit.
+		`cnpjgraph_build_info{go_version="` + runtime.Version() + `",modified="false",revision="",version=""} 1`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)

@@ -19,6 +19,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/config"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/internal/logbuf"
 	"github.com/cnpjgraph/cnpjgraph/playground"
 	"github.com/cnpjgraph/cnpjgraph/rest"
@@ -70,6 +71,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 	logOut := logbuf.New(os.Stderr, 100*time.Millisecond, 64<<10)
 	defer func() { _ = logOut.Close() }()
 	log := slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: cfg.Server.LogLevel}))
+	log.Info("cnpjgraph starting", slog.String("build", buildinfo.Read().String()))
 	if cfg.Server.GOGC == "" {
 		// Answers are short-lived garbage and the live heap is small:
 		// collecting rarely buys nested GraphQL queries (+5-11 % against

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,5 +76,17 @@ func TestServeRefusesInvalidSettings(t *testing.T) {
 				t.Errorf("stderr %q, want it to start with %q", stderr.String(), want)
 			}
 		})
+	}
+}
+
+// TestVersion: `cnpjgraph version` (and --version) prints the build in one
+// line; a test binary has no commit stamped, and says so.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		out, err := command(nil, arg).CombinedOutput()
+		want := "cnpjgraph a build without version information, " + runtime.Version() + "\n"
+		if err != nil || string(out) != want {
+			t.Errorf("%s: %v, %q, want %q", arg, err, out, want)
+		}
 	}
 }
