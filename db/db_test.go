@@ -3,7 +3,9 @@ package db_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +134,26 @@ func TestUsageRowsUnchecked(t *testing.T) {
 	var keys int
 	if err := d.Get(&keys, `SELECT count(*) FROM pg_constraint WHERE conrelid = 'usage'::regclass AND contype = 'f'`); err != nil || keys != 0 {
 		t.Fatalf("usage has %d foreign keys (%v), want none", keys, err)
+	}
+}
+
+// TestLiveSnapshotWithoutTables: a catalog restored without the registry's
+// tables names a live snapshot nothing can be read from: it counts as none,
+// saying which, until an import brings the tables.
+func TestLiveSnapshotWithoutTables(t *testing.T) {
+	d, _ := dbtest.New(t)
+	var id int64
+	if err := d.Get(&id, `INSERT INTO snapshots (state, dump_month, reference_date, finished_at) VALUES ('live', '2026-10', '2026-10-06', now()) RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.LiveSnapshot(context.Background(), d)
+	var missing *db.MissingTablesError
+	if !errors.Is(err, db.ErrNoSnapshot) || !errors.As(err, &missing) || missing.Snapshot.ID != id ||
+		!strings.Contains(err.Error(), "is live in the catalog, but its tables are missing from schema cnpj") {
+		t.Fatalf("without tables: %v", err)
+	}
+	dbtest.CreateLiveSchema(t, d)
+	if snap, err := db.LiveSnapshot(context.Background(), d); err != nil || snap.ID != id || snap.DumpMonth != "2026-10" {
+		t.Fatalf("with tables: %+v, %v", snap, err)
 	}
 }

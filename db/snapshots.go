@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -28,16 +29,43 @@ var ErrNoSnapshot = errors.New("no snapshot has been imported yet")
 
 const snapshotColumns = `id, state, dump_month, reference_date, row_counts, rejected_rows, started_at, finished_at, error`
 
-// LiveSnapshot returns the snapshot being served, or ErrNoSnapshot.
+// LiveSnapshot returns the snapshot being served, or ErrNoSnapshot: none
+// was imported, or the one the catalog names has no tables
+// (MissingTablesError).
 func LiveSnapshot(ctx context.Context, q sqlx.QueryerContext) (Snapshot, error) {
-	const query = `SELECT ` + snapshotColumns + ` FROM snapshots WHERE state = 'live'`
-	var s Snapshot
-	err := sqlx.GetContext(ctx, q, &s, query)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, ErrNoSnapshot
+	const query = `SELECT ` + snapshotColumns + `, to_regclass('` + LiveSchema + `.offices') IS NOT NULL AS has_tables
+		FROM snapshots WHERE state = 'live'`
+	var row struct {
+		Snapshot
+		HasTables bool `db:"has_tables"`
 	}
-	return s, err
+	err := sqlx.GetContext(ctx, q, &row, query)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Snapshot{}, ErrNoSnapshot
+	case err != nil:
+		return Snapshot{}, err
+	case !row.HasTables:
+		return Snapshot{}, &MissingTablesError{Snapshot: row.Snapshot}
+	}
+	return row.Snapshot, nil
 }
+
+// MissingTablesError is a live snapshot in the catalog whose tables are not
+// there: the database was restored from a backup of the accounts without
+// the registry (README, "Backups"), or the schema dropped by hand. Nothing
+// can be served from it, so it counts as no snapshot (errors.Is
+// ErrNoSnapshot): readiness says so, and the next import or sync loads one
+// whatever the month.
+type MissingTablesError struct{ Snapshot Snapshot }
+
+func (e *MissingTablesError) Error() string {
+	return fmt.Sprintf("snapshot #%d (dump %s) is live in the catalog, but its tables are missing from schema %s (restored without them?): import the dump again",
+		e.Snapshot.ID, e.Snapshot.DumpMonth, LiveSchema)
+}
+
+// Is makes a MissingTablesError an ErrNoSnapshot.
+func (e *MissingTablesError) Is(target error) bool { return target == ErrNoSnapshot }
 
 // RecentSnapshots returns the last n import attempts, newest first.
 func RecentSnapshots(ctx context.Context, q sqlx.QueryerContext, n int) ([]Snapshot, error) {

@@ -60,9 +60,9 @@ func runStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	live, err := db.LiveSnapshot(ctx, d)
-	if err != nil && !errors.Is(err, db.ErrNoSnapshot) {
-		return err
+	live, liveErr := db.LiveSnapshot(ctx, d)
+	if liveErr != nil && !errors.Is(liveErr, db.ErrNoSnapshot) {
+		return liveErr
 	}
 	recent, err := db.RecentSnapshots(ctx, d, 5)
 	if err != nil {
@@ -88,9 +88,13 @@ func runStatus(ctx context.Context, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	if live.ID == 0 {
+	var missing *db.MissingTablesError
+	switch {
+	case errors.As(liveErr, &missing):
+		fmt.Println("live snapshot: none: " + missing.Error())
+	case live.ID == 0:
 		fmt.Println("live snapshot: none (run 'cnpjgraph import PATH...')")
-	} else {
+	default:
 		days, age := dumpAge(live.ReferenceDate, time.Now())
 		fmt.Printf("live snapshot: #%d, dump %s, reference date %s (%s)\n", live.ID, live.DumpMonth, live.ReferenceDate.Format("2006-01-02"), age)
 		if days > download.StaleAfterDays { // imports stopped: the README's alert says the same

@@ -247,9 +247,13 @@ func TestOperatorCommands(t *testing.T) {
 	if status, body := get("/office/"+dbtest.SerproBranch, second); status != 401 {
 		t.Errorf("the revoked key: %d %s, want 401", status, body)
 	}
-	// The log says which build serves, first.
-	if want := `"msg":"cnpjgraph starting","build":"a build without version information, ` + runtime.Version() + `"`; !strings.Contains(stderr.String(), want) {
-		t.Errorf("serve's log lacks %s:\n%s", want, stderr.String())
+	// The log says which build serves, first (written out within 100 ms).
+	want := `{"time":"`
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), want) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if first, _, _ := strings.Cut(stderr.String(), "\n"); !strings.Contains(first, `"msg":"cnpjgraph starting","build":"a build without version information, `+runtime.Version()+`"`) {
+		t.Errorf("serve's first log line: %s", first)
 	}
 	// The metrics count the lookups and their one SQL statement each.
 	_, metrics := get("/metrics", "")
