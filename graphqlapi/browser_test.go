@@ -20,16 +20,27 @@ import (
 // example query with GraphiQL's execute button and waits for the answer in
 // the result pane, then does the same with the second tab's search. It keeps a screenshot in testdata/artifacts/playground.png
 // at the repository root, and fails if the page asked for anything outside
-// the test server: the playground must work with no internet.
+// the test server: the playground must work with no internet. Then the
+// same behind a proxy that serves the API under /cnpj (PUBLIC_URL's path):
+// the page must ask for everything under it.
 func TestPlaygroundInBrowser(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium not found: run scripts/test-tools.sh (make test does) to install Debian's chromium")
 	}
-	s := newServer(t, serverOptions{})
-	srv := httptest.NewServer(s.h) // listens on 127.0.0.1
+	t.Run("at the root", func(t *testing.T) { playgroundInBrowser(t, browser, "") })
+	t.Run("under a proxy's path", func(t *testing.T) { playgroundInBrowser(t, browser, "/cnpj") })
+}
+
+func playgroundInBrowser(t *testing.T, browser, base string) {
+	s := newServer(t, serverOptions{playgroundBase: base})
+	h := s.h
+	if base != "" {
+		h = http.StripPrefix(base, s.h) // what the proxy does
+	}
+	srv := httptest.NewServer(h) // listens on 127.0.0.1
 	defer srv.Close()
-	res, err := http.Get(srv.URL + "/playground")
+	res, err := http.Get(srv.URL + base + "/playground")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +98,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 
 	const company = "SERVICO FEDERAL DE PROCESSAMENTO DE DADOS (SERPRO)"
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(srv.URL+"/playground"),
+		chromedp.Navigate(srv.URL+base+"/playground"),
 		chromedp.WaitVisible(chromedp.CSS(".graphiql-execute-button")),
 		chromedp.Click(chromedp.CSS(".graphiql-execute-button")),
 	)
@@ -114,7 +125,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			return !!r && r.innerText.includes('"searchOffices"') && r.innerText.includes('"totalCount"'); })()`,
 			chromedp.WithPollingTimeout(30*time.Second)))
 	}
-	if png, shotErr := chromedp.Run(ctx, chromedp.CaptureScreenshot()); shotErr == nil {
+	if png, shotErr := chromedp.Run(ctx, chromedp.CaptureScreenshot()); shotErr == nil && base == "" {
 		saveArtifact(t, "playground.png", png)
 	}
 	if err != nil {
@@ -124,8 +135,8 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range requested {
-		if !strings.HasPrefix(u, srv.URL+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
-			t.Errorf("the page requested %s, outside the server", u)
+		if !strings.HasPrefix(u, srv.URL+base+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+			t.Errorf("the page requested %s, outside the server's %s/", u, base)
 		}
 	}
 	// The page opens with the development key in the Authorization header.
@@ -136,7 +147,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if !found {
 		t.Errorf("no POST /graphql with the configured API key; Authorization headers seen: %q", authorization)
 	}
-	t.Logf("%d requests, all to %s; screenshot in testdata/artifacts/playground.png", len(requested), srv.URL)
+	t.Logf("%d requests, all to %s%s/", len(requested), srv.URL, base)
 }
 
 // saveArtifact writes a test artifact under the repository root's

@@ -51,6 +51,9 @@ type serverOptions struct {
 	// search: nil counts every match of the small test registries
 	// exactly, however slow a race-detector run makes the count.
 	search *service.SearchSettings
+	// playgroundBase is the path a proxy strips before the router
+	// (playground.Options.Base).
+	playgroundBase string
 }
 
 func newServer(t testing.TB, so serverOptions) *server {
@@ -86,7 +89,7 @@ func serverOver(t testing.TB, d *sqlx.DB, so serverOptions) *server {
 	o := so.gql
 	o.Service = svc
 	h := rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: so.timeout, Mount: graphqlapi.Mount(o),
-		MountPublic: graphqlapi.MountPlayground(playground.Options{APIKey: "dev-key",
+		MountPublic: graphqlapi.MountPlayground(playground.Options{APIKey: "dev-key", Base: so.playgroundBase,
 			Examples: []string{graphqlapi.ExampleQuery(dbtest.SerproBranch), graphqlapi.ExampleSearch}})})
 	s.h = h
 	s.client = client.New(h)

@@ -24,7 +24,11 @@ var page = template.Must(template.New("playground").Parse(indexHTML))
 
 // Options configure the page.
 type Options struct {
-	Endpoint string   // GraphQL endpoint, e.g. /graphql
+	Endpoint string // GraphQL endpoint, e.g. /graphql
+	// Base is the path the server is reached under, behind a proxy that
+	// strips it ("/cnpj" for https://example.com/cnpj/playground): the page
+	// asks for its scripts and the endpoint under it. "" at the root.
+	Base     string
 	APIKey   string   // put in the Authorization header when set (development only)
 	Examples []string // the queries the page opens with, a tab each (the first shown)
 }
@@ -63,7 +67,8 @@ func Handler(o Options) http.Handler {
 			Endpoint string
 			Headers  string
 			Examples []string
-		}{o.Endpoint, headers, o.Examples})
+			Base     string
+		}{o.Base + o.Endpoint, headers, o.Examples, o.Base})
 	})
 }
 

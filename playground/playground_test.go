@@ -31,3 +31,21 @@ func TestPageHeaders(t *testing.T) {
 		t.Errorf("an asset's Cache-Control %q", got)
 	}
 }
+
+// TestBase: behind a proxy that serves the API under a path, the page asks
+// for its scripts, styles and endpoint under that path; at the root, at
+// the root.
+func TestBase(t *testing.T) {
+	for base, want := range map[string][]string{
+		"":      {`src="/playground/assets/graphiql.min.js"`, `href="/playground/assets/graphiql.min.css"`, `const endpoint = "/graphql"`},
+		"/cnpj": {`src="/cnpj/playground/assets/graphiql.min.js"`, `href="/cnpj/playground/assets/graphiql.min.css"`, `const endpoint = "/cnpj/graphql"`},
+	} {
+		page := httptest.NewRecorder()
+		Handler(Options{Endpoint: "/graphql", Base: base}).ServeHTTP(page, httptest.NewRequest("GET", "/", nil))
+		for _, w := range want {
+			if !strings.Contains(page.Body.String(), w) {
+				t.Errorf("base %q: the page lacks %s:\n%s", base, w, page.Body.String())
+			}
+		}
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -199,6 +201,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 		}),
 		MountPublic: graphqlapi.MountPlayground(playground.Options{
 			Endpoint: "/graphql",
+			Base:     publicPath(cfg.Server.PublicURL),
 			APIKey:   playgroundKey(cfg.Server, log),
 			Examples: []string{graphqlapi.ExampleQuery(exampleTaxID(ctx, d)), graphqlapi.ExampleSearch},
 		}),
@@ -298,6 +301,17 @@ func bind(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	return ln, nil
+}
+
+// publicPath is the path of PUBLIC_URL ("/cnpj" of https://example.com/cnpj/):
+// the prefix a proxy strips before the API sees a request, under which the
+// playground page must ask for its scripts and the endpoint.
+func publicPath(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(u.Path, "/")
 }
 
 // playgroundKey is the key the open /playground page embeds:
