@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"reflect"
@@ -54,9 +55,13 @@ type Server struct {
 	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT" envDefault:"10s"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
 	CORSOrigins     []string      `env:"CORS_ORIGINS"`
-	PublicURL       string        `env:"PUBLIC_URL"`
-	PprofAddr       string        `env:"PPROF_ADDR"`
-	GOGC            string        `env:"GOGC"` // read by the Go runtime itself; serve sets 1000 when unset
+	// TrustedProxies are the addresses (IPs or CIDRs) of the proxies in
+	// front of serve, whose X-Forwarded-For names the client in the access
+	// log (TrustedProxyPrefixes).
+	TrustedProxies []string `env:"TRUSTED_PROXIES"`
+	PublicURL      string   `env:"PUBLIC_URL"`
+	PprofAddr      string   `env:"PPROF_ADDR"`
+	GOGC           string   `env:"GOGC"` // read by the Go runtime itself; serve sets 1000 when unset
 	// PlaygroundAPIKey goes into the playground's Authorization header.
 	PlaygroundAPIKey string `env:"PLAYGROUND_API_KEY"`
 	AuthDisabled     bool   `env:"AUTH_DISABLED"`
@@ -345,6 +350,11 @@ func (c Config) validate() error {
 	if c.Server.GOGC != "" && c.Server.GOGC != "off" && strings.Trim(c.Server.GOGC, "0123456789") != "" {
 		bad("GOGC", "%q is not a percentage or off", c.Server.GOGC)
 	}
+	for _, p := range c.Server.TrustedProxies {
+		if _, err := parsePrefix(p); err != nil {
+			bad("TRUSTED_PROXIES", "%q is not an IP address or CIDR (say 10.0.0.5 or 10.0.0.0/8)", p)
+		}
+	}
 	for _, o := range c.Server.CORSOrigins {
 		if u, err := url.Parse(o); o != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "") {
 			bad("CORS_ORIGINS", "%q is not an origin (want * or scheme://host[:port])", o)
@@ -376,4 +386,31 @@ func (u Upstream) Timeouts() map[string]time.Duration {
 		service.PortalRegistrations: u.TimeoutCCC,
 		service.PortalSuframa:       u.TimeoutSuframa,
 	}
+}
+
+// TrustedProxyPrefixes are TRUSTED_PROXIES as address ranges, an address
+// alone as a range of one; Load has refused any other value.
+func (s Server) TrustedProxyPrefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range s.TrustedProxies {
+		if pre, err := parsePrefix(p); err == nil {
+			out = append(out, pre)
+		}
+	}
+	return out
+}
+
+func parsePrefix(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if p.Addr().Is4In6() {
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
 }

@@ -119,3 +119,22 @@ func TestREADMETable(t *testing.T) {
 		t.Errorf("README.md documents %s, which Config does not have", name)
 	}
 }
+
+// TestTrustedProxies: addresses and ranges, an address alone as a range of
+// one, IPv4 written in IPv6 as IPv4; anything else refused by name.
+func TestTrustedProxies(t *testing.T) {
+	c, err := Load([]string{"TRUSTED_PROXIES=10.0.0.5, 192.168.7.0/16,::ffff:10.1.2.3,2001:db8::/32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.Server.TrustedProxyPrefixes() {
+		got = append(got, p.String())
+	}
+	if want := []string{"10.0.0.5/32", "192.168.0.0/16", "10.1.2.3/32", "2001:db8::/32"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if _, err := Load([]string{"TRUSTED_PROXIES=10.0.0.5,proxy.internal"}); err == nil || !strings.Contains(err.Error(), `TRUSTED_PROXIES: "proxy.internal" is not an IP address or CIDR`) {
+		t.Errorf("a host name: %v", err)
+	}
+}

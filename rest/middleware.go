@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -46,6 +47,56 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// forwardedClient is the client a trusted proxy says it forwards: the
+// peer is one of trusted, and the nearest address of its X-Forwarded-For
+// that is not (each proxy appends the address it was reached from, so
+// those before the last untrusted one are the client's to write, and may
+// be forged). false when the peer is not trusted or names no one.
+func forwardedClient(r *http.Request, trusted []netip.Prefix) (string, bool) {
+	if len(trusted) == 0 {
+		return "", false
+	}
+	isTrusted := func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	peer, ok := parseHost(r.RemoteAddr)
+	if !ok || !isTrusted(peer) {
+		return "", false
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		if strings.TrimSpace(hops[i]) == "" {
+			continue
+		}
+		hop, ok := parseHost(hops[i])
+		if !ok {
+			return "", false // garbage: name no one rather than a wrong one
+		}
+		if !isTrusted(hop) || i == 0 {
+			return hop.String(), true
+		}
+	}
+	return "", false
+}
+
+// parseHost reads an address with or without its port ("10.0.0.5",
+// "10.0.0.5:443", "[2001:db8::1]:443"), as proxies and net/http write them.
+func parseHost(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	return netip.Addr{}, false
+}
+
 // validRequestID accepts a client's X-Request-Id when it is short printable
 // ASCII, so it can go into logs and headers unescaped.
 func validRequestID(s string) bool {
@@ -69,7 +120,7 @@ func newRequestID() string {
 // observe is the outermost middleware: it assigns the request id, and after
 // the request logs one access line and records the metrics, labelled with
 // the route pattern (not the path, whose cardinality is unbounded).
-func observe(log *slog.Logger, m *Metrics) func(http.Handler) http.Handler {
+func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -117,6 +168,9 @@ func observe(log *slog.Logger, m *Metrics) func(http.Handler) http.Handler {
 				slog.Int("bytes", sw.bytes),
 				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 				slog.String("remote", r.RemoteAddr),
+			}
+			if client, ok := forwardedClient(r, trusted); ok {
+				attrs = append(attrs[:len(attrs)-1], slog.String("remote", client), slog.String("proxy", r.RemoteAddr))
 			}
 			if ua := r.UserAgent(); ua != "" {
 				attrs = append(attrs, slog.String("user_agent", ua))

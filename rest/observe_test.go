@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,38 @@ func TestAccessLineLevel(t *testing.T) {
 		m.Handler().ServeHTTP(metrics, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 		if !strings.Contains(metrics.Body.String(), `cnpjgraph_http_requests_total{method="GET",route="/healthz",status="200"} 1`) {
 			t.Errorf("level %s: the request is not counted", c.level)
+		}
+	}
+}
+
+// TestAccessLineClient: behind a trusted proxy the access line names the
+// client its X-Forwarded-For gives, with the proxy beside it; addresses a
+// client wrote before the proxies' are not believed, nor the header of a
+// peer that is not a trusted proxy.
+func TestAccessLineClient(t *testing.T) {
+	d, _ := dbtest.New(t)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	var out bytes.Buffer
+	h := rest.NewRouter(rest.Deps{Service: svc, Logger: slog.New(slog.NewJSONHandler(&out, nil)),
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:1::/48")}})
+	for _, c := range []struct{ peer, forwarded, want string }{
+		{"10.0.0.5:41234", "203.0.113.7", `"remote":"203.0.113.7","proxy":"10.0.0.5:41234"`},
+		{"10.0.0.5:41234", "198.51.100.1, 203.0.113.7, 10.0.0.9", `"remote":"203.0.113.7","proxy":"10.0.0.5:41234"`},
+		{"10.0.0.5:41234", "10.0.0.8, 10.0.0.9", `"remote":"10.0.0.8","proxy":"10.0.0.5:41234"`},
+		{"[2001:db8:1::2]:443", "[2001:db8::7]:5000", `"remote":"2001:db8::7","proxy":"[2001:db8:1::2]:443"`},
+		{"10.0.0.5:41234", "", `"remote":"10.0.0.5:41234"}`},
+		{"10.0.0.5:41234", "somebody", `"remote":"10.0.0.5:41234"}`},
+		{"192.0.2.1:5555", "203.0.113.7", `"remote":"192.0.2.1:5555"}`},
+	} {
+		out.Reset()
+		req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+		req.RemoteAddr = c.peer
+		if c.forwarded != "" {
+			req.Header.Set("X-Forwarded-For", c.forwarded)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("from %s, X-Forwarded-For %q: want %s in\n%s", c.peer, c.forwarded, c.want, out.String())
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -36,6 +37,10 @@ type Deps struct {
 	Degraded func() []string
 	// CORSOrigins are the browser origins allowed to call the API; "*" for any.
 	CORSOrigins []string
+	// TrustedProxies are the proxies in front (TRUSTED_PROXIES): a request
+	// from one of them is logged as from the client its X-Forwarded-For
+	// names. nil: the peer is the client.
+	TrustedProxies []netip.Prefix
 	// Authenticate resolves the credential of every request to the account
 	// asking (auth.Service.Middleware), whose lookups the service then
 	// admits and prices; nil serves them openly.
@@ -109,7 +114,7 @@ func NewRouter(d Deps) http.Handler {
 	// it), decided once here rather than route by route.
 	// Compression sits inside observe, whose access line and metrics then
 	// count the bytes sent.
-	r.Use(observe(log, m), recoverer(log), cors(d.CORSOrigins), compress(), middleware.GetHead)
+	r.Use(observe(log, m, d.TrustedProxies), recoverer(log), cors(d.CORSOrigins), compress(), middleware.GetHead)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(notFound)
 

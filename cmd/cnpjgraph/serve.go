@@ -193,6 +193,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 		MaxBodyBytes:     int64(cfg.Server.MaxBodyBytes),
 		MetricsElsewhere: cfg.Server.MetricsAddr != "",
 		CORSOrigins:      cfg.Server.CORSOrigins,
+		TrustedProxies:   cfg.Server.TrustedProxyPrefixes(),
 		Authenticate:     authenticate,
 		Mount: graphqlapi.Mount(graphqlapi.Options{
 			Service:   svc,

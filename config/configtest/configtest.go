@@ -20,7 +20,7 @@ var Invalid = map[string]string{
 	"MAP_TILE_URL_SATELLITE": "x", "MAP_TILE_URL_HYBRID": "x", "GEOCODER_URL": "nominatim", "STREET_IMAGE_URL": "streetview",
 	"MUNICIPALITY_COORDINATES": "/nonexistent/municipios.csv",
 	"RFB_SHARE_URL":            "https://host/index.php/apps", "TABMUN_URL": "file:///etc/TABMUN.CSV", "COUNTRIES_URL": "PAIS.csv",
-	"LOG_LEVEL": "verbose",
+	"LOG_LEVEL": "verbose", "TRUSTED_PROXIES": "nginx",
 }
 
 // FreeText are the variables no value of which is wrong.
