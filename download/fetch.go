@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 )
 
 // copyBuffer is the size of the buffer between socket and file: large
@@ -76,6 +78,7 @@ func (c *client) get(ctx context.Context, name, target string, auth bool, f *os.
 	if err != nil {
 		return 0, err
 	}
+	req.Header.Set("User-Agent", buildinfo.UserAgent())
 	if auth {
 		req.SetBasicAuth(c.share.Token, "")
 	}

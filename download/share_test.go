@@ -146,6 +146,11 @@ func (s *testShare) guard(next http.Handler) http.Handler {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		// Every request names cnpjgraph: a test whose client does not fails.
+		if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "cnpjgraph/") {
+			http.Error(w, "User-Agent "+ua+" does not name cnpjgraph", http.StatusForbidden)
+			return
+		}
 		rel := strings.TrimPrefix(r.URL.Path, "/public.php/webdav/")
 		key, n := rel, 0
 		s.mu.Lock()

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 )
 
 // Entry is a file or folder of a share listing.
@@ -97,6 +99,7 @@ func (c *client) propfind(ctx context.Context, target string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("User-Agent", buildinfo.UserAgent())
 	req.Header.Set("Depth", "1")
 	req.Header.Set("Content-Type", "application/xml; charset=utf-8")
 	req.SetBasicAuth(c.share.Token, "")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/internal/lru"
 	"github.com/cnpjgraph/cnpjgraph/model"
 )
@@ -233,9 +234,6 @@ func (l *Locator) Locate(ctx context.Context, a model.Address) (Point, error) {
 // maxBody bounds what a provider may send us.
 const maxBody = 16 << 20
 
-// userAgent identifies us to providers, as Nominatim's usage policy asks.
-const userAgent = "cnpjgraph (+https://github.com/cnpjgraph/cnpjgraph)"
-
 func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
@@ -257,7 +255,7 @@ func fetch(ctx context.Context, client *http.Client, u string) ([]byte, string, 
 	if err != nil {
 		return nil, "", err
 	}
-	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("User-Agent", buildinfo.UserAgent())
 	res, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error

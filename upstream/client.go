@@ -23,6 +23,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/cnpj"
 	"github.com/cnpjgraph/cnpjgraph/fault"
+	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/model"
 	"github.com/cnpjgraph/cnpjgraph/service"
 	"github.com/cnpjgraph/cnpjgraph/wire"
@@ -289,6 +290,7 @@ func (c *Client) attempt(ctx context.Context, portal, u string, dst any) error {
 	if err != nil {
 		return err
 	}
+	req.Header.Set("User-Agent", buildinfo.UserAgent())
 	file, isFile := dst.(*pdfFile)
 	if isFile {
 		req.Header.Set("Accept", "application/pdf")

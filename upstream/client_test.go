@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,6 +68,9 @@ func TestClientRequest(t *testing.T) {
 	}
 	if got.Header.Get("Authorization") != "secret-key" {
 		t.Errorf("Authorization %q: the key goes raw", got.Header.Get("Authorization"))
+	}
+	if ua := got.Header.Get("User-Agent"); !strings.HasPrefix(ua, "cnpjgraph/") {
+		t.Errorf("User-Agent %q: the source's operators cannot tell who asks", ua)
 	}
 	if got.URL.Path != "/office/"+string(serpro) || got.URL.Query().Get("registrations") != "BR" ||
 		got.URL.Query().Get("strategy") != "CACHE_IF_ERROR" || got.URL.Query().Get("maxAge") != "1" {

@@ -90,3 +90,21 @@ func (i Info) String() string {
 	}
 	return b.String() + ", " + i.Go
 }
+
+// UserAgent names cnpjgraph and its build in the requests it sends (the
+// Receita's share, an upstream, map and geocoding providers), so their
+// operators can tell who asks, as Nominatim's usage policy asks:
+// "cnpjgraph/6d203e30a4d1 (+https://github.com/cnpjgraph/cnpjgraph)".
+func UserAgent() string { return userAgent }
+
+var userAgent = func() string {
+	i := Read()
+	build := i.Revision
+	if i.Version != "" {
+		build = i.Version
+	}
+	if build == "" {
+		build = "dev"
+	}
+	return "cnpjgraph/" + build + " (+https://github.com/cnpjgraph/cnpjgraph)"
+}()

@@ -32,3 +32,10 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+// TestUserAgent: a test binary is not stamped, and says it is a development build.
+func TestUserAgent(t *testing.T) {
+	if got, want := UserAgent(), "cnpjgraph/dev (+https://github.com/cnpjgraph/cnpjgraph)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
