@@ -159,6 +159,10 @@ func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Han
 			if !log.Enabled(r.Context(), level) { // LOG_LEVEL above it: no line to build
 				return
 			}
+			remote, proxied := forwardedClient(r, trusted)
+			if !proxied {
+				remote = r.RemoteAddr
+			}
 			attrs := []slog.Attr{
 				slog.String("request_id", id),
 				slog.String("method", r.Method),
@@ -167,10 +171,10 @@ func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Han
 				slog.Int("status", status),
 				slog.Int("bytes", sw.bytes),
 				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-				slog.String("remote", r.RemoteAddr),
+				slog.String("remote", remote),
 			}
-			if client, ok := forwardedClient(r, trusted); ok {
-				attrs = append(attrs[:len(attrs)-1], slog.String("remote", client), slog.String("proxy", r.RemoteAddr))
+			if proxied {
+				attrs = append(attrs, slog.String("proxy", r.RemoteAddr))
 			}
 			if ua := r.UserAgent(); ua != "" {
 				attrs = append(attrs, slog.String("user_agent", ua))
@@ -222,9 +226,6 @@ func timeout(d time.Duration) func(http.Handler) http.Handler {
 // and a certificate's file name.
 const exposedHeaders = "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Count-Exact, Content-Disposition"
 
-// cors lets the configured browser origins call the API ("*": any). A
-// preflight from an allowed origin is answered here; other requests get
-// the headers and go on.
 // allowedHeaders are the request headers a page of an allowed origin may
 // send: the credential, the body's type, a request id, and those GraphQL
 // clients add (Apollo Client's client awareness and CSRF-prevention
@@ -232,6 +233,9 @@ const exposedHeaders = "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Re
 const allowedHeaders = "Authorization, Content-Type, X-Request-Id, " +
 	"Apollographql-Client-Name, Apollographql-Client-Version, Apollo-Require-Preflight, X-Apollo-Operation-Name"
 
+// cors lets the configured browser origins call the API ("*": any). A
+// preflight from an allowed origin is answered here; other requests get
+// the headers and go on.
 func cors(origins []string) func(http.Handler) http.Handler {
 	any := false
 	allowed := make(map[string]bool, len(origins))

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/module"
 )
 
 // Info describes a build.
@@ -36,7 +38,7 @@ func Read() Info {
 // Of reads Info from Go's build information.
 func Of(bi *debug.BuildInfo) Info {
 	info := Info{Go: bi.GoVersion}
-	if v := bi.Main.Version; v != "" && v != "(devel)" && !isPseudo(v) {
+	if v := bi.Main.Version; v != "" && v != "(devel)" && !module.IsPseudoVersion(v) {
 		info.Version = strings.TrimSuffix(v, "+dirty")
 	}
 	for _, s := range bi.Settings {
@@ -50,20 +52,6 @@ func Of(bi *debug.BuildInfo) Info {
 		}
 	}
 	return info
-}
-
-// isPseudo tells Go's pseudo-versions (v0.0.0-20261130125127-6d203e30a4d1),
-// which name a commit rather than a release, from released versions.
-func isPseudo(v string) bool {
-	v = strings.TrimSuffix(v, "+dirty")
-	i := strings.LastIndexByte(v, '-')
-	if i < 0 || len(v)-i-1 != 12 {
-		return false
-	}
-	j := strings.LastIndexByte(v[:i], '-')
-	ts := v[j+1 : i]
-	ts = ts[strings.LastIndexByte(ts, '.')+1:] // v1.2.4-0.2026...: the time after the dot
-	return j >= 0 && len(ts) == 14 && strings.Trim(ts, "0123456789") == ""
 }
 
 // String is the one line `cnpjgraph version` prints:
