@@ -86,7 +86,7 @@ func (m Meter) Admit(ctx context.Context, permission string) error {
 	st.lookups++
 	extra := st.lookups > 1
 	st.mu.Unlock()
-	if extra && !m.svc.unlimited {
+	if extra && !m.svc.unlimited && !st.background {
 		d, err := m.svc.Allow(ctx, st.p.AccountID, st.p.Rate, 1)
 		if err != nil {
 			return err
@@ -179,4 +179,32 @@ func (st *requestState) give(ctx context.Context, n int64) error {
 	st.refundable -= n
 	st.refunded += n
 	return nil
+}
+
+// Owner is the account of the request in ctx (service.Owners).
+func (s *Service) Owner(ctx context.Context) (int64, bool) {
+	p, ok := PrincipalFrom(ctx)
+	return p.AccountID, ok
+}
+
+// AsAccount is a context whose lookups are admitted and priced as the
+// account's, outside any request (service.Owners): a list's export. It has
+// the account's permissions, pays from its credits, and is not held to the
+// per-minute rate, which is for requests.
+func (s *Service) AsAccount(ctx context.Context, account int64) (context.Context, error) {
+	id, err := s.accountIdentity(ctx, account)
+	if err != nil {
+		return nil, err
+	}
+	if !id.found {
+		return nil, ErrInvalid
+	}
+	if id.suspended {
+		return nil, &SuspendedError{Reason: id.reason}
+	}
+	st := &requestState{svc: s, background: true, p: Principal{
+		AccountID: account, Account: id.name, Plan: id.plan, Rate: id.rate,
+		Permissions: id.accountPerms, Credential: "export",
+	}}
+	return context.WithValue(ctx, stateKey{}, st), nil
 }

@@ -23,6 +23,9 @@ type requestState struct {
 	svc    *Service
 	p      Principal
 	status int
+	// background is work run as an account outside a request (AsAccount):
+	// no per-minute rate, no ResponseWriter.
+	background bool
 
 	mu         sync.Mutex
 	lookups    int       // admitted so far (Meter.Admit)

@@ -23,6 +23,8 @@ var (
 	ReadGraphQL     = service.ReadGraphQL
 	ReadCCC         = service.ReadCCC
 	ReadSuframa     = service.ReadSuframa
+	ReadList        = service.ReadList
+	WriteList       = service.WriteList
 )
 
 // AllPermissions lists every permission, in a stable order.
@@ -105,7 +107,7 @@ func KeyHolds(a Account, k Key, permission string) bool {
 }
 
 // signable are the permissions of the file routes a signed URL may open.
-var signable = bit(ReadCertificate) | bit(ReadMap) | bit(ReadStreet)
+var signable = bit(ReadCertificate) | bit(ReadMap) | bit(ReadStreet) | bit(ReadList)
 
 // DoorPermission is what a request needs before any lookup runs: the
 // permission of /graphql itself. Every lookup, however it is reached,
@@ -127,6 +129,8 @@ func FilePermission(path string) string {
 		return ReadMap
 	case strings.HasPrefix(path, "/office/") && strings.HasSuffix(path, "/street"):
 		return ReadStreet
+	case strings.HasPrefix(path, "/list/") && strings.Count(path, "/") == 5 && strings.Contains(path, "/export/"):
+		return ReadList // an export's file
 	}
 	return ""
 }

@@ -87,6 +87,16 @@ var Routes = []string{
 	"GET /suframa/certificate",
 	"GET /office",
 	"GET /person",
+	"POST /list",
+	"GET /list",
+	"GET /list/{listId}",
+	"PATCH /list/{listId}",
+	"DELETE /list/{listId}",
+	"POST /list/{listId}/export",
+	"GET /list/{listId}/export",
+	"GET /list/{listId}/export/{exportId}",
+	"POST /list/{listId}/export/{exportId}",
+	"GET /list/{listId}/export/{exportId}/{file}",
 }
 
 // NewRouter returns the HTTP handler of the service.
@@ -140,35 +150,42 @@ func NewRouter(d Deps) http.Handler {
 			r.Use(d.Authenticate)
 		}
 		// After the credential: a stranger's body is never read.
-		r.Use(limitBody(maxBody), withLoaders(d.Service.Store()), withBaseURL(d.PublicURL))
-		// Searches take turns of their own (service.SearchSettings).
-		r.Get("/office", search.offices)
-		r.Get("/person", search.persons)
 		r.Group(func(r chi.Router) {
-			r.Use(takeTurns(d.Service, false))
-			r.Get("/office/{taxId}", h.office)
-			r.Get("/company/{id}", h.company)
-			r.Get("/person/{id}", h.person)
-			r.Get("/rfb", h.registry)
-			r.Get("/simples", h.simples)
-			r.Get("/rfb/certificate", docs.registryCertificate)
-			r.Get("/simples/certificate", docs.simplesCertificate)
-			r.Get("/office/{taxId}/map", docs.officeMap)
-			r.Get("/office/{taxId}/street", docs.officeStreet)
-			r.Get("/companies/{taxId}", legacy.companies)
-			r.Get("/credit", surface.credit)
-			r.Get("/zip/{code}", surface.zip)
-			r.Get("/ccc", surface.ccc)
-			r.Get("/ccc/certificate", surface.cccCertificate)
-			r.Get("/suframa", surface.suframa)
-			r.Get("/suframa/certificate", surface.suframaCertificate)
+			// A list's items run to a million tax ids.
+			r.Use(limitBody(max(maxBody, ListMaxBodyBytes)), withBaseURL(d.PublicURL))
+			mountLists(r, d.Service)
 		})
-		if d.Mount != nil {
+		r.Group(func(r chi.Router) {
+			r.Use(limitBody(maxBody), withLoaders(d.Service.Store()), withBaseURL(d.PublicURL))
+			// Searches take turns of their own (service.SearchSettings).
+			r.Get("/office", search.offices)
+			r.Get("/person", search.persons)
 			r.Group(func(r chi.Router) {
-				r.Use(takeTurns(d.Service, true))
-				d.Mount(r)
+				r.Use(takeTurns(d.Service, false))
+				r.Get("/office/{taxId}", h.office)
+				r.Get("/company/{id}", h.company)
+				r.Get("/person/{id}", h.person)
+				r.Get("/rfb", h.registry)
+				r.Get("/simples", h.simples)
+				r.Get("/rfb/certificate", docs.registryCertificate)
+				r.Get("/simples/certificate", docs.simplesCertificate)
+				r.Get("/office/{taxId}/map", docs.officeMap)
+				r.Get("/office/{taxId}/street", docs.officeStreet)
+				r.Get("/companies/{taxId}", legacy.companies)
+				r.Get("/credit", surface.credit)
+				r.Get("/zip/{code}", surface.zip)
+				r.Get("/ccc", surface.ccc)
+				r.Get("/ccc/certificate", surface.cccCertificate)
+				r.Get("/suframa", surface.suframa)
+				r.Get("/suframa/certificate", surface.suframaCertificate)
 			})
-		}
+			if d.Mount != nil {
+				r.Group(func(r chi.Router) {
+					r.Use(takeTurns(d.Service, true))
+					d.Mount(r)
+				})
+			}
+		})
 	})
 	return r
 }

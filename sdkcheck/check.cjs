@@ -15,9 +15,10 @@ async function collect(pages, key) {
 }
 
 async function main() {
-  const [baseUrl, apiKey, cccTaxId, suframaTaxId, zip] = process.argv.slice(2);
+  const [baseUrl, apiKey, cccTaxId, suframaTaxId, zip, listTaxIds] = process.argv.slice(2);
   // No retries: a 503 is an answer to check, not something to wait out.
   const cnpja = new Cnpja({ baseUrl, apiKey, retryLimit: 0 });
+  let list, exportId;
   const calls = {
     'credit.read': () => cnpja.credit.read(),
     'zip.read': () => cnpja.zip.read({ code: zip }),
@@ -28,6 +29,47 @@ async function main() {
     // The searches, iterated to their last page as the client does.
     'office.search': () => collect(cnpja.office.search({ 'address.state.in': ['SP'], limit: 7 }), (r) => r.taxId),
     'person.search': () => collect(cnpja.person.search({ 'type.in': ['NATURAL'], limit: 10 }), (r) => r.id),
+    // The list service, each method in a user's order: make, read, change,
+    // find, export (waiting for it), read its files, delete.
+    'list.create': async () => {
+      list = await cnpja.list.create({ title: 'Fornecedores', items: listTaxIds.split(',') });
+      await cnpja.list.create({ title: 'Sócios', query: { 'address.state.in': ['SP'] }, limit: 3 });
+      return list;
+    },
+    'list.read': () => cnpja.list.read({ listId: list.id }),
+    'list.update': () => cnpja.list.update({ listId: list.id, description: 'Unidade de Manaus' }),
+    'list.search': () => collect(cnpja.list.search({ limit: 1 }), (r) => r.title),
+    'list.createExport': async () => {
+      exportId = (await cnpja.list.createExport({ listId: list.id, options: { simples: true } })).id;
+      return { id: exportId };
+    },
+    'list.readExport': async () => {
+      for (let i = 0; i < 100; i++) {
+        const x = await cnpja.list.readExport({ listId: list.id, exportId });
+        if (x.status === 'COMPLETED' || x.status === 'FAILED') {
+          // Each link opens without a credential, as the client's users open them.
+          x.files = {};
+          for (const link of x.links) {
+            const res = await fetch(link.url);
+            const body = Buffer.from(await res.arrayBuffer());
+            x.files[link.type] = { status: res.status, magic: body.subarray(0, 2).toString('latin1'), bytes: body.length };
+          }
+          return x;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('the export did not complete within 10 s');
+    },
+    'list.searchExport': () => collect(cnpja.list.searchExport({ listId: list.id }), (r) => r.id),
+    'list.delete': async () => {
+      await cnpja.list.delete({ listId: list.id });
+      try {
+        await cnpja.list.read({ listId: list.id });
+        return { deleted: false };
+      } catch (e) {
+        return { deleted: e.code === 404 };
+      }
+    },
   };
   const out = {};
   for (const [name, call] of Object.entries(calls)) {

@@ -2,7 +2,9 @@
 // in package-lock.json; `make test` installs it with scripts/sdk-check.sh)
 // against cnpjgraph servers: its credit.read, zip.read, ccc.read,
 // ccc.certificate, suframa.read and suframa.certificate must reach a real
-// route and get data, or, without an online source, the documented 503.
+// route and get data, or, without an online source, the documented 503; its
+// searches and its list service (every method) must work as its users run
+// them.
 package sdkcheck_test
 
 import (
@@ -20,6 +22,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/exporter"
 	"github.com/cnpjgraph/cnpjgraph/fault"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
@@ -67,8 +70,11 @@ func TestOfficialClient(t *testing.T) {
 	}
 	server := func(source service.Source) string {
 		svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
-			Now: func() time.Time { return now }, Meter: a.Meter(), Source: source, SignLink: a.SignLink,
+			Now: func() time.Time { return now }, Meter: a.Meter(), Source: source, SignLink: a.SignLink, Owners: a,
 		})
+		exports, stop := context.WithCancel(ctx)
+		t.Cleanup(stop)
+		go exporter.Run(exports, svc, exporter.Options{Poll: 50 * time.Millisecond})
 		srv := httptest.NewServer(rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: 10 * time.Second,
 			Authenticate: a.Middleware(auth.DoorPermission, rest.RenderError)}))
 		t.Cleanup(srv.Close)
@@ -86,7 +92,8 @@ func TestOfficialClient(t *testing.T) {
 
 	run := func(base string) map[string]result {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, "node", "check.cjs", base, key, upstreamtest.CCCTaxID, upstreamtest.SuframaTaxID, "70836900")
+		cmd := exec.CommandContext(ctx, "node", "check.cjs", base, key, upstreamtest.CCCTaxID, upstreamtest.SuframaTaxID, "70836900",
+			dbtest.SerproBranch+","+dbtest.AlphaTaxID)
 		out, err := cmd.Output()
 		if err != nil {
 			var stderr []byte
@@ -138,6 +145,27 @@ func TestOfficialClient(t *testing.T) {
 		pages := (len(want) + q.limit - 1) / q.limit
 		ok(name, len(want) > q.limit && slices.Equal(got, want) && res[name].Data["pages"] == float64(pages))
 	}
+
+	// The list service: every method reaches its route and gets data.
+	list := res["list.create"].Data
+	ok("list.create", list["title"] == "Fornecedores" && list["size"] == float64(2) && len(list["id"].(string)) == 36)
+	ok("list.read", res["list.read"].Data["id"] == list["id"] && len(res["list.read"].Data["items"].([]any)) == 2)
+	ok("list.update", res["list.update"].Data["description"] == "Unidade de Manaus")
+	// Both made at the fixed clock's instant: in id order, either way round.
+	titles := res["list.search"].Data["keys"].([]any)
+	ok("list.search", res["list.search"].Data["pages"] == float64(2) && len(titles) == 2 &&
+		slices.Contains(titles, any("Fornecedores")) && slices.Contains(titles, any("Sócios")))
+	x := res["list.readExport"].Data
+	files, _ := x["files"].(map[string]any)
+	ok("list.readExport", x["status"] == "COMPLETED" && len(files) == 2)
+	for typ, f := range files {
+		f := f.(map[string]any)
+		if f["status"] != float64(200) || f["magic"] != "PK" {
+			t.Errorf("list.readExport: the %s link gave %v", typ, f)
+		}
+	}
+	ok("list.searchExport", slices.Equal(res["list.searchExport"].Data["keys"].([]any), []any{res["list.createExport"].Data["id"]}))
+	ok("list.delete", res["list.delete"].Data["deleted"] == true)
 
 	// Without one: the online-only portals answer the documented 503, the
 	// others still answer.

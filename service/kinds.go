@@ -19,11 +19,13 @@ const (
 	ReadSuframa     = "read:suframa"
 	SearchOffice    = "search:office"
 	SearchPerson    = "search:person"
+	ReadList        = "read:list"
+	WriteList       = "write:list"
 )
 
 // Permissions lists every permission, in a stable order.
 var Permissions = []string{ReadOffice, ReadCompany, ReadPerson, ReadRFB, ReadSimples,
-	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL, ReadCCC, ReadSuframa, SearchOffice, SearchPerson}
+	ReadCertificate, ReadMap, ReadStreet, ReadGraphQL, ReadCCC, ReadSuframa, SearchOffice, SearchPerson, ReadList, WriteList}
 
 // Kind is a kind of lookup: what a REST route, a top-level GraphQL field or
 // a nested GraphQL field that reaches it asks for. Its permission and price
@@ -46,6 +48,7 @@ const (
 	KindCredit                   // GET /credit
 	KindSearchOffice             // a page of GET /office; GraphQL searchOffices
 	KindSearchPerson             // a page of GET /person; GraphQL searchPersons
+	KindListFile                 // GET /list/{listId}/export/{exportId}/{file}
 )
 
 // kindSpec is what a kind of lookup needs and costs.
@@ -82,6 +85,9 @@ var kinds = [...]kindSpec{
 	// records are in the lookups' shapes and included.
 	KindSearchOffice: {"search:office", SearchOffice, func(p Prices) int { return p.Search }},
 	KindSearchPerson: {"search:person", SearchPerson, func(p Prices) int { return p.Search }},
+	// A list's routes are free; an export pays for what it looks up, as
+	// the list's account (service.ExportTaxIDs, ExportOffice).
+	KindListFile: {"list", ReadList, free},
 }
 
 func (k Kind) String() string { return kinds[k].name }

@@ -48,6 +48,9 @@ type Service struct {
 	searchPlaces   chan struct{} // a search holds one while it runs (searchTurn)
 	lookupPlaces   chan struct{} // a lookup request holds one while it runs (LookupTurn)
 	tokensDropped  atomic.Int64  // unix nanoseconds of the last sweep of expired page tokens
+
+	owners        Owners        // nil: no accounts, every list is account 0's
+	exportsQueued chan struct{} // an export was queued here (wakeExports)
 }
 
 // Options configures a Service.
@@ -74,6 +77,9 @@ type Options struct {
 	// LookupConcurrency is how many lookup requests run at once
 	// (LookupTurn); 0: DefaultLookupConcurrency.
 	LookupConcurrency int
+	// Owners tells whose lists a request touches; nil: a server without
+	// accounts.
+	Owners Owners
 }
 
 // New returns a Service over store.
@@ -81,7 +87,7 @@ func New(store *db.Store, opts Options) *Service {
 	s := &Service{
 		store: store, source: opts.Source, meter: opts.Meter, prices: DefaultPrices,
 		now: opts.Now, log: opts.Logger, imagery: opts.Imagery, geocoder: opts.Geocoder, signLink: opts.SignLink,
-		fetched: newFetchLog(),
+		fetched: newFetchLog(), owners: opts.Owners, exportsQueued: make(chan struct{}, 1),
 	}
 	if s.source == nil {
 		s.source = Offline{}

@@ -103,5 +103,10 @@ func printDevFeatures(ctx context.Context, d *sqlx.DB, notes []string, key, base
     curl -H 'Authorization: %[1]s' '%[2]s/office?names.in=comercio&address.state.in=SP&limit=3'
     curl -H 'Authorization: %[1]s' '%[2]s/person?name.in=silva&limit=3'
 
+    lists and their exports (offices.xlsx, offices.zip; docs/api.md, "Lists"):
+    curl -H 'Authorization: %[1]s' -d '{"title":"Fornecedores","items":["%[3]s"]}' '%[2]s/list'
+    curl -H 'Authorization: %[1]s' -d '{"options":{"simples":true}}' '%[2]s/list/<the list id>/export'
+    curl -H 'Authorization: %[1]s' '%[2]s/list/<the list id>/export'
+
 `, key, base, taxID, zip)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/auth"
 	"github.com/cnpjgraph/cnpjgraph/config"
 	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/exporter"
 	"github.com/cnpjgraph/cnpjgraph/graphqlapi"
 	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/internal/logbuf"
@@ -170,6 +171,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 				})
 		}
 		opts.SignLink = authSvc.SignLink
+		opts.Owners = authSvc
 	}
 
 	svc := service.New(store, opts)
@@ -232,6 +234,11 @@ func serve(ctx context.Context, cfg config.Config) error {
 			_ = http.ListenAndServe(a, pprofMux()) //nolint:gosec // operator-only, opt-in
 		}()
 	}
+	// Lists' exports run beside the API, on whichever instance claims each;
+	// one stopped mid-export leaves it to be taken over.
+	exports, stopExports := context.WithCancel(ctx)
+	defer stopExports()
+	go exporter.Run(exports, svc, exporter.Options{Logger: log})
 	servers := []*http.Server{srv}
 	if a := cfg.Server.MetricsAddr; a != "" {
 		// Metrics on a listener of their own, for a scraper on a private
