@@ -333,6 +333,19 @@ func TestExport(t *testing.T) {
 		t.Errorf("offices sheet %q", rows)
 	}
 
+	// A link opens the file it names and nothing else; another
+	// account cannot read the export at all.
+	zipLink := strings.TrimPrefix(x.Links[1].URL, "http://example.com")
+	if a := e.do("GET", strings.Replace(zipLink, "offices.zip", "offices.xlsx", 1), "", ""); a.status != 401 {
+		t.Errorf("a zip link edited to the workbook: %d", a.status)
+	}
+	if a := e.do("GET", strings.Replace(zipLink, "/offices.zip", "", 1), "", ""); a.status != 401 {
+		t.Errorf("a zip link edited to the export: %d %s", a.status, a.body)
+	}
+	_, other := e.account("other", "dev", nil)
+	e.json("GET", "/list/"+l.ID+"/export/"+created.ID, other, "", 404, nil)
+	e.json("GET", strings.Split(zipLink, "?")[0], other, "", 404, nil)
+
 	var pg page[export]
 	e.json("GET", "/list/"+l.ID+"/export", key, "", 200, &pg)
 	if pg.Count != 1 || pg.Records[0].ID != created.ID || pg.Next != nil {

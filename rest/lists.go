@@ -158,8 +158,9 @@ func (h listRoutes) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageRequest reads token, limit and (for lists) search; any other
-// parameter is refused, as the searches refuse them.
-func pageRequest(r *http.Request, search bool) (service.PageRequest, error) {
+// parameter is refused, as the searches refuse them, by the service after
+// the caller's permission (PageRequest.Problem).
+func pageRequest(r *http.Request, search bool) service.PageRequest {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	var cs service.Constraints
 	if err != nil {
@@ -187,15 +188,12 @@ func pageRequest(r *http.Request, search bool) (service.PageRequest, error) {
 		}
 	}
 	p.TokenOnly = len(values) == 1
-	return p, cs.Err()
+	p.Problem = cs.Err()
+	return p
 }
 
 func (h listRoutes) search(w http.ResponseWriter, r *http.Request) {
-	req, err := pageRequest(r, true)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	req := pageRequest(r, true)
 	page, err := h.svc.SearchLists(r.Context(), req)
 	if err != nil {
 		writeError(w, r, err)
@@ -232,11 +230,7 @@ func (h listRoutes) createExport(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h listRoutes) searchExports(w http.ResponseWriter, r *http.Request) {
-	req, err := pageRequest(r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	req := pageRequest(r, false)
 	page, err := h.svc.SearchExports(r.Context(), listParam(r, "listId"), req)
 	if err != nil {
 		writeError(w, r, err)

@@ -94,7 +94,7 @@ func worldOver(t *testing.T, d *sqlx.DB, o worldOptions) *world {
 	}
 	t.Cleanup(func() { _ = w.auth.Close() })
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
-		Now: func() time.Time { return now }, Meter: w.auth.Meter(), SignLink: w.auth.SignLink,
+		Now: func() time.Time { return now }, Meter: w.auth.Meter(), SignLink: w.auth.SignLink, Owners: w.auth,
 		Imagery: &imagery.Provider{Maps: maps, Street: street, Locator: &imagery.Locator{Seats: seats}},
 	})
 	// As serve wires it (cmd/cnpjgraph/serve.go).

@@ -82,6 +82,7 @@ func routes() []route {
 		rest("/rfb", auth.ReadRFB, "/rfb", q("taxId", office)),
 		rest("/simples", auth.ReadSimples, "/simples", q("taxId", office)),
 		rest("/companies/{taxId}", auth.ReadOffice, "/companies/"+office, nil),
+		rest("/list", auth.ReadList, "/list", nil),
 		file("/rfb/certificate", auth.ReadCertificate, "/rfb/certificate", q("taxId", office, "pages", "REGISTRATION")),
 		file("/simples/certificate", auth.ReadCertificate, "/simples/certificate", q("taxId", office)),
 		file("/office/{taxId}/map", auth.ReadMap, "/office/"+office+"/map", q("width", "80", "height", "80")),

@@ -104,7 +104,8 @@ type PageRequest struct {
 	Token     string
 	Limit     *int
 	Search    *string
-	TokenOnly bool // the token came without any other parameter
+	TokenOnly bool  // the token came without any other parameter
+	Problem   error // the request could not be read: answered once the caller may list
 }
 
 func (s *Service) lists() db.Lists { return db.Lists{DB: s.store.DB} }
@@ -364,6 +365,9 @@ func (s *Service) DeleteList(ctx context.Context, id string) (ListView, error) {
 // pageStart reads a page request: its size, search and where it starts.
 func (s *Service) pageStart(ctx context.Context, r PageRequest, listID *string) (db.ListPage, error) {
 	p := db.ListPage{AccountID: s.owner(ctx), ListID: listID, Limit: 10}
+	if r.Problem != nil {
+		return p, r.Problem
+	}
 	if r.Token != "" {
 		if !r.TokenOnly {
 			return p, fault.Invalid(tokenAloneRule)
