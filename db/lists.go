@@ -165,8 +165,26 @@ func nullJSON(b []byte) any {
 const exportColumns = `e.id, e.list_id, e.created, e.updated, e.status, e.status_reason, e.progress, e.options,
 	ARRAY(SELECT DISTINCT f.type FROM list_export_files f WHERE f.export_id = e.id ORDER BY 1) AS files`
 
+// ErrExportsQueued refuses an export to an account with MaxQueuedExports
+// unfinished.
+var ErrExportsQueued = errors.New("db: the account has as many exports queued or running as it may")
+
+// MaxQueuedExports is how many exports an account may have queued or
+// running: each may read a million offices, and they run one at a time.
+const MaxQueuedExports = 10
+
 // CreateExport adds a pending export to one of an account's lists.
 func (l Lists) CreateExport(ctx context.Context, account int64, e ListExport) error {
+	var queued int
+	err := l.DB.GetContext(ctx, &queued, `
+		SELECT count(*) FROM list_exports e JOIN lists l ON l.id = e.list_id
+		WHERE l.account_id = $1 AND e.status NOT IN ('COMPLETED', 'FAILED')`, account)
+	if err != nil {
+		return err
+	}
+	if queued >= MaxQueuedExports {
+		return ErrExportsQueued
+	}
 	res, err := l.DB.ExecContext(ctx, `
 		INSERT INTO list_exports (id, list_id, created, updated, status, options)
 		SELECT $1, id, $3, $3, 'PENDING', $4 FROM lists WHERE id = $2 AND account_id = $5`,

@@ -453,6 +453,14 @@ func TestExportFailures(t *testing.T) {
 		!slices.Contains(p.Constraints, "options.maxAge must not be less than 1") {
 		t.Errorf("bad options: %+v", p)
 	}
+	// At most db.MaxQueuedExports queued or running per account.
+	for i := 0; i < db.MaxQueuedExports; i++ {
+		e.json("POST", "/list/"+l.ID+"/export", key, `{}`, 201, nil)
+	}
+	e.json("POST", "/list/"+l.ID+"/export", key, `{}`, 400, &p)
+	if !slices.Equal(p.Constraints, []string{"an account may have at most 10 exports queued or running: wait for one to end"}) {
+		t.Errorf("an 11th export: %+v", p)
+	}
 	// Options this server cannot serve are refused at once.
 	e.json("POST", "/list/"+l.ID+"/export", key, `{"options":{"geocoding":true}}`, 503, nil)
 }

@@ -585,7 +585,11 @@ func (s *Service) CreateExport(ctx context.Context, listID string, options json.
 	}
 	stored, _ := json.Marshal(o)
 	e := db.ListExport{ID: uuid.NewString(), ListID: listID, Created: s.now().UTC(), Options: stored}
-	if err := s.lists().CreateExport(ctx, s.owner(ctx), e); err != nil {
+	err = s.lists().CreateExport(ctx, s.owner(ctx), e)
+	if errors.Is(err, db.ErrExportsQueued) {
+		return "", fault.Invalid(fmt.Sprintf("an account may have at most %d exports queued or running: wait for one to end", db.MaxQueuedExports))
+	}
+	if err != nil {
 		return "", listErr(err)
 	}
 	s.wakeExports()
