@@ -71,6 +71,9 @@ type Server struct {
 	// LogLevel: the least level logged; warn drops the access line of
 	// every request answered below 500, one line a request at any traffic.
 	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
+	// ExportRetentionDays: the files of list exports older than this are
+	// deleted hourly; 0 keeps them forever.
+	ExportRetentionDays int `env:"LIST_EXPORT_RETENTION_DAYS" envDefault:"30"`
 }
 
 // Pool is the database connection pool of `serve`.
@@ -309,7 +312,7 @@ func (c Config) validate() error {
 		{"UPSTREAM_MAX_AGE", c.Upstream.MaxAge, 1}, {"MAP_MAX_ZOOM", c.Images.MapMaxZoom, 1},
 		{"MAP_TILE_CACHE_MB", c.Images.MapTileCacheMB, 0}, {"GEOCODER_CACHE", c.Images.GeocoderCache, 0},
 		{"SAMPLE_COMPANIES", c.Dev.SampleCompanies, 1}, {"MAX_BODY_BYTES", c.Server.MaxBodyBytes, 1024},
-		{"USAGE_RETENTION_DAYS", c.Auth.UsageRetentionDays, 0},
+		{"USAGE_RETENTION_DAYS", c.Auth.UsageRetentionDays, 0}, {"LIST_EXPORT_RETENTION_DAYS", c.Server.ExportRetentionDays, 0},
 	}
 	for _, n := range atLeast {
 		if n.v < n.min {

@@ -358,20 +358,25 @@ func (l Lists) FileSize(ctx context.Context, exportID, typ string) (int64, bool,
 	return size.Int64, size.Valid, err
 }
 
-// WriteFile writes an export's file to w, a part at a time.
-func (l Lists) WriteFile(ctx context.Context, exportID, typ string, w io.Writer) error {
-	for part := 0; ; part++ {
-		var data []byte
-		err := l.DB.GetContext(ctx, &data, `SELECT data FROM list_export_files WHERE export_id = $1 AND type = $2 AND part = $3`,
-			exportID, typ, part)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
+// FilePart reads part n of an export's file; false past its last.
+func (l Lists) FilePart(ctx context.Context, exportID, typ string, n int) ([]byte, bool, error) {
+	var data []byte
+	err := l.DB.GetContext(ctx, &data, `SELECT data FROM list_export_files WHERE export_id = $1 AND type = $2 AND part = $3`,
+		exportID, typ, n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
 	}
+	return data, err == nil, err
+}
+
+// DropOldFiles deletes the files of exports that ended before cutoff; the
+// exports stay, COMPLETED without links. It returns how many parts went.
+func (l Lists) DropOldFiles(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := l.DB.ExecContext(ctx, `
+		DELETE FROM list_export_files f USING list_exports e
+		WHERE f.export_id = e.id AND e.status = 'COMPLETED' AND e.updated < $1`, cutoff)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

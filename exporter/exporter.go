@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
@@ -26,8 +27,11 @@ type Options struct {
 	Poll time.Duration
 	// Beat is how often a running export records its progress (its
 	// heartbeat); 0: 5 s. It must stay well under service.ExportStale.
-	Beat   time.Duration
-	Logger *slog.Logger
+	Beat time.Duration
+	// Retention is how long a completed export's files are kept
+	// (LIST_EXPORT_RETENTION_DAYS); 0: forever. They are dropped hourly.
+	Retention time.Duration
+	Logger    *slog.Logger
 }
 
 // Run runs exports until ctx ends.
@@ -43,8 +47,13 @@ func Run(ctx context.Context, svc *service.Service, o Options) {
 	}
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
+	var dropped time.Time
 	for {
 		for ctx.Err() == nil && RunOne(ctx, svc, o) {
+		}
+		if o.Retention > 0 && time.Since(dropped) >= time.Hour {
+			dropped = time.Now()
+			DropOldFiles(ctx, svc, o.Retention, o.Logger)
 		}
 		select {
 		case <-ctx.Done():
@@ -52,6 +61,21 @@ func Run(ctx context.Context, svc *service.Service, o Options) {
 		case <-tick.C:
 		case <-svc.ExportsQueued():
 		}
+	}
+}
+
+// DropOldFiles deletes the files of exports completed more than retention
+// ago.
+func DropOldFiles(ctx context.Context, svc *service.Service, retention time.Duration, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	n, err := svc.Lists().DropOldFiles(ctx, time.Now().Add(-retention))
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.ErrorContext(ctx, "export: dropping old files failed", "err", err)
+	case n > 0:
+		log.InfoContext(ctx, "export: old files dropped", "parts", n, "retention_days", retention.Hours()/24)
 	}
 }
 
@@ -105,6 +129,9 @@ func failure(err error) string {
 	msg := f.Message
 	if f.Kind == fault.ResourceExhausted && f.Required != nil && f.Remaining != nil {
 		msg += fmt.Sprintf(": %d required, %d remaining", *f.Required, *f.Remaining)
+	}
+	if len(f.Constraints) > 0 {
+		msg += ": " + strings.Join(f.Constraints, "; ")
 	}
 	if f.Permission != "" {
 		msg += ": the list's account lacks " + f.Permission

@@ -43,6 +43,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = a.Close() })
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{
 		Meter: a.Meter(), Owners: a, SignLink: a.SignLink, // the real clock: signed links expire by it
+		ExportPageSize: 2, // a query's pages: several
 	})
 	h := rest.NewRouter(rest.Deps{Service: svc, Authenticate: a.Middleware(auth.DoorPermission, rest.RenderError)})
 	return &env{t: t, d: d, svc: svc, h: h, a: a}
@@ -346,15 +347,35 @@ func TestExport(t *testing.T) {
 	e.json("GET", "/list/"+l.ID+"/export/"+created.ID, other, "", 404, nil)
 	e.json("GET", strings.Split(zipLink, "?")[0], other, "", 404, nil)
 
+	// Past LIST_EXPORT_RETENTION_DAYS the files go; the export stays. A
+	// second export keeps its files (until the list is deleted, below).
+	e.json("POST", "/list/"+l.ID+"/export", key, `{}`, 201, nil)
+	exporter.RunOne(context.Background(), e.svc, exporter.Options{})
+	exporter.DropOldFiles(context.Background(), e.svc, 24*time.Hour, nil)
+	if a := e.do("GET", zipLink, "", ""); a.status != 200 {
+		t.Errorf("a file within its retention was dropped: %d", a.status)
+	}
+	if _, err := e.d.Exec(`UPDATE list_exports SET updated = updated - interval '2 days' WHERE id = $1`, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	exporter.DropOldFiles(context.Background(), e.svc, 24*time.Hour, nil)
+	e.json("GET", "/list/"+l.ID+"/export/"+created.ID, key, "", 200, &x)
+	if x.Status != "COMPLETED" || len(x.Links) != 0 {
+		t.Errorf("an export whose files were dropped: %+v", x)
+	}
+	if a := e.do("GET", zipLink, "", ""); a.status != 404 {
+		t.Errorf("a dropped file: %d", a.status)
+	}
+
 	var pg page[export]
 	e.json("GET", "/list/"+l.ID+"/export", key, "", 200, &pg)
-	if pg.Count != 1 || pg.Records[0].ID != created.ID || pg.Next != nil {
+	if pg.Count != 2 || pg.Records[0].ID != created.ID || len(pg.Records[1].Links) != 2 || pg.Next != nil {
 		t.Errorf("exports page %+v", pg)
 	}
 	// Deleting the list deletes its exports and files.
 	e.json("DELETE", "/list/"+l.ID, key, "", 200, nil)
-	if a := e.do("GET", strings.TrimPrefix(x.Links[0].URL, "http://example.com"), "", ""); a.status != 404 {
-		t.Errorf("a deleted list's file: %d", a.status)
+	if a := e.do("GET", "/list/"+l.ID+"/export/"+created.ID, key, ""); a.status != 404 {
+		t.Errorf("a deleted list's export: %d", a.status)
 	}
 	var parts int
 	if err := e.d.Get(&parts, `SELECT count(*) FROM list_export_files`); err != nil || parts != 0 {
@@ -363,20 +384,21 @@ func TestExport(t *testing.T) {
 }
 
 // TestExportFromQuery resolves a list's search at its first export, as its
-// account, priced as the search's pages, and keeps the tax ids.
+// account, across pages (of 2 here), up to the list's limit, priced as the
+// search's pages, and keeps the tax ids.
 func TestExportFromQuery(t *testing.T) {
 	e := newEnv(t)
 	acct, key := e.account("acme", "free", nil)
 	var want page[struct {
 		TaxID string `json:"taxId"`
 	}]
-	e.json("GET", "/office?head.eq=true&limit=2", key, "", 200, &want)
-	if len(want.Records) != 2 || want.Count < 3 {
-		t.Fatalf("the fixture has %d head offices", len(want.Records))
+	e.json("GET", "/office?address.state.in=SP&limit=5", key, "", 200, &want)
+	if len(want.Records) != 5 || want.Count < 6 {
+		t.Fatalf("the fixture has %d offices in SP", want.Count)
 	}
 	var l list
-	e.json("POST", "/list", key, `{"title":"heads","query":{"head.eq":true},"limit":2}`, 201, &l)
-	if l.Size != 0 || l.Limit == nil || *l.Limit != 2 || !slices.Equal(l.Query["head.eq"], []string{"true"}) {
+	e.json("POST", "/list", key, `{"title":"SP","query":{"address.state.in":"SP"},"limit":5}`, 201, &l)
+	if l.Size != 0 || l.Limit == nil || *l.Limit != 5 || !slices.Equal(l.Query["address.state.in"], []string{"SP"}) {
 		t.Fatalf("created %+v", l)
 	}
 	before := e.credits(acct)
@@ -387,11 +409,11 @@ func TestExportFromQuery(t *testing.T) {
 	for _, r := range want.Records {
 		wantIDs = append(wantIDs, r.TaxID)
 	}
-	if !slices.Equal(l.Items, wantIDs) || l.Size != 2 {
+	if !slices.Equal(l.Items, wantIDs) || l.Size != 5 {
 		t.Errorf("resolved items %q, want %q", l.Items, wantIDs)
 	}
-	if spent := before - e.credits(acct); spent != 1 {
-		t.Errorf("the query's page cost %d credits, want 1 (COST_SEARCH)", spent)
+	if spent := before - e.credits(acct); spent != 3 {
+		t.Errorf("the query's pages cost %d credits, want 3 (COST_SEARCH for each of 2 + 2 + 1)", spent)
 	}
 }
 

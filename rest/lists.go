@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -270,9 +272,28 @@ func (h listRoutes) file(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	// Once the first part is out, a failure can only cut the body short.
-	_ = h.svc.Lists().WriteFile(r.Context(), exportID, typ, w)
+	// A file runs to hundreds of megabytes: past the request's deadline
+	// and the server's write timeout, each part gets its own, and the
+	// download ends when the client stops reading. Once the first part is
+	// out, a failure can only cut the body short.
+	rc := http.NewResponseController(w)
+	for part := 0; ; part++ {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), filePartTimeout)
+		data, ok, err := h.svc.Lists().FilePart(ctx, exportID, typ, part)
+		cancel()
+		if err != nil || !ok {
+			return
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(filePartTimeout))
+		if _, err := w.Write(data); err != nil {
+			return
+		}
+	}
 }
+
+// filePartTimeout bounds reading a part of an export's file (a MiB) and
+// writing it to the client.
+const filePartTimeout = time.Minute
 
 // The shapes of the official client's ListDto, ListSummaryDto,
 // ListExportDto and their pages, in its field order.

@@ -743,10 +743,11 @@ func (s *Service) ExportTaxIDs(job ExportJob) ([]string, error) {
 	}
 	limit := int(l.Limit.Int32)
 	var ids []string
-	req := SearchRequest{Filters: filters}
+	// Pages of up to 1,000, the first sized to the limit; a token's page
+	// has its first page's size, so the last one may overshoot the limit.
+	size := min(s.exportPageSize, limit)
+	req := SearchRequest{Filters: filters, Limit: &size}
 	for len(ids) < limit {
-		size := min(MaxSearchLimit, limit-len(ids))
-		req.Limit = &size
 		page, err := s.SearchOffices(loaders.WithLazy(job.ctx, s.store, 0), req)
 		if err != nil {
 			return nil, err
@@ -759,6 +760,7 @@ func (s *Service) ExportTaxIDs(job ExportJob) ([]string, error) {
 		}
 		req = SearchRequest{Token: page.Next}
 	}
+	ids = ids[:min(len(ids), limit)]
 	if err := s.lists().SetListItems(job.ctx, l.ID, ids, s.now().UTC()); err != nil {
 		return nil, err
 	}

@@ -49,8 +49,9 @@ type Service struct {
 	lookupPlaces   chan struct{} // a lookup request holds one while it runs (LookupTurn)
 	tokensDropped  atomic.Int64  // unix nanoseconds of the last sweep of expired page tokens
 
-	owners        Owners        // nil: no accounts, every list is account 0's
-	exportsQueued chan struct{} // an export was queued here (wakeExports)
+	owners         Owners // nil: no accounts, every list is account 0's
+	exportPageSize int
+	exportsQueued  chan struct{} // an export was queued here (wakeExports)
 }
 
 // Options configures a Service.
@@ -80,6 +81,9 @@ type Options struct {
 	// Owners tells whose lists a request touches; nil: a server without
 	// accounts.
 	Owners Owners
+	// ExportPageSize is the page size an export reads its list's query in
+	// (0: MaxSearchLimit); tests make it small to cross pages.
+	ExportPageSize int
 }
 
 // New returns a Service over store.
@@ -88,6 +92,10 @@ func New(store *db.Store, opts Options) *Service {
 		store: store, source: opts.Source, meter: opts.Meter, prices: DefaultPrices,
 		now: opts.Now, log: opts.Logger, imagery: opts.Imagery, geocoder: opts.Geocoder, signLink: opts.SignLink,
 		fetched: newFetchLog(), owners: opts.Owners, exportsQueued: make(chan struct{}, 1),
+		exportPageSize: opts.ExportPageSize,
+	}
+	if s.exportPageSize <= 0 || s.exportPageSize > MaxSearchLimit {
+		s.exportPageSize = MaxSearchLimit
 	}
 	if s.source == nil {
 		s.source = Offline{}

@@ -238,7 +238,8 @@ func serve(ctx context.Context, cfg config.Config) error {
 	// one stopped mid-export leaves it to be taken over.
 	exports, stopExports := context.WithCancel(ctx)
 	defer stopExports()
-	go exporter.Run(exports, svc, exporter.Options{Logger: log})
+	go exporter.Run(exports, svc, exporter.Options{Logger: log,
+		Retention: time.Duration(cfg.Server.ExportRetentionDays) * 24 * time.Hour})
 	servers := []*http.Server{srv}
 	if a := cfg.Server.MetricsAddr; a != "" {
 		// Metrics on a listener of their own, for a scraper on a private
