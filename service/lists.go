@@ -379,7 +379,7 @@ func (s *Service) pageStart(ctx context.Context, r PageRequest, listID *string) 
 		if err != nil {
 			return p, err
 		}
-		if !ok || (listID == nil) != (got.ListID == nil) || (listID != nil && *got.ListID != *listID) {
+		if !ok || (listID == nil) != (got.ListID == nil) || (listID != nil && !strings.EqualFold(*got.ListID, *listID)) {
 			return p, fault.Invalid("token is unknown or expired (tokens last a day): start from the first page again")
 		}
 		return got, nil
