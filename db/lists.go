@@ -380,3 +380,25 @@ func (l Lists) DropOldFiles(ctx context.Context, cutoff time.Time) (int64, error
 	}
 	return res.RowsAffected()
 }
+
+// ExportStatuses are the statuses of an export, in the order they go.
+var ExportStatuses = []string{"PENDING", "PROCESSING", "PROCESSED", "EXPORTING", "COMPLETED", "FAILED"}
+
+// ExportCounts counts the exports of every account by status.
+func (l Lists) ExportCounts(ctx context.Context) (map[string]int64, error) {
+	var rows []struct {
+		Status string `db:"status"`
+		N      int64  `db:"n"`
+	}
+	if err := l.DB.SelectContext(ctx, &rows, `SELECT status, count(*) AS n FROM list_exports GROUP BY status`); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(ExportStatuses))
+	for _, s := range ExportStatuses {
+		out[s] = 0
+	}
+	for _, r := range rows {
+		out[r.Status] = r.N
+	}
+	return out, nil
+}

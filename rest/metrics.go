@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/internal/buildinfo"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
@@ -87,6 +88,33 @@ func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
 // snapshot is live or the database does not answer: /readyz says which.
 func (m *Metrics) LiveSnapshot(svc *service.Service) {
 	m.Registry.MustRegister(snapshotCollector{svc: svc})
+}
+
+// ListExports exports the count of list exports by status, read from the
+// database at each scrape: a growing PENDING count is exports waiting for
+// an instance.
+func (m *Metrics) ListExports(svc *service.Service) {
+	m.Registry.MustRegister(exportsCollector{svc: svc})
+}
+
+var listExports = prometheus.NewDesc("cnpjgraph_list_exports",
+	"List exports of every account by status; PENDING ones wait for an instance (docs/api.md, Lists).", []string{"status"}, nil)
+
+// exportsCollector counts list exports by status when scraped.
+type exportsCollector struct{ svc *service.Service }
+
+func (exportsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- listExports }
+
+func (c exportsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), snapshotReadTimeout)
+	defer cancel()
+	counts, err := c.svc.Lists().ExportCounts(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range db.ExportStatuses {
+		ch <- prometheus.MustNewConstMetric(listExports, prometheus.GaugeValue, float64(counts[s]), s)
+	}
 }
 
 const snapshotReadTimeout = 2 * time.Second

@@ -1,8 +1,12 @@
 package rest_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
@@ -44,5 +48,44 @@ func TestSnapshotMetrics(t *testing.T) {
 		if got, err := strconv.ParseFloat(m[1], 64); err != nil || int64(got) != want {
 			t.Errorf("%s %s, want %d", name, m[1], want)
 		}
+	}
+}
+
+// TestListExportMetrics: /metrics counts list exports by status, read at
+// each scrape.
+func TestListExportMetrics(t *testing.T) {
+	d, _ := dbtest.New(t)
+	dbtest.LoadFixture(t, d)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	m := rest.NewMetrics(nil)
+	m.ListExports(svc)
+	s := &server{h: rest.NewRouter(rest.Deps{Service: svc, Metrics: m}), db: d}
+	pending := regexp.MustCompile(`(?m)^cnpjgraph_list_exports\{status="PENDING"\} (\S+)$`)
+	count := func() string {
+		got := pending.FindStringSubmatch(string(s.get(t, "/metrics").body))
+		if got == nil {
+			t.Fatal("/metrics lacks cnpjgraph_list_exports{status=\"PENDING\"}")
+		}
+		return got[1]
+	}
+	if c := count(); c != "0" {
+		t.Errorf("before any export: %s", c)
+	}
+	var list struct{ ID string }
+	post := func(target, body string, v any) {
+		req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
+		r := s.do(t, req)
+		if r.status != 201 {
+			t.Fatalf("POST %s: %d %s", target, r.status, r.body)
+		}
+		if v != nil {
+			_ = json.Unmarshal(r.body, v)
+		}
+	}
+	post("/list", `{"title":"t","items":["`+dbtest.SerproBranch+`"]}`, &list)
+	post("/list/"+list.ID+"/export", `{}`, nil)
+	post("/list/"+list.ID+"/export", `{}`, nil)
+	if c := count(); c != "2" {
+		t.Errorf("after two exports queued: %s", c)
 	}
 }

@@ -176,6 +176,7 @@ func serve(ctx context.Context, cfg config.Config) error {
 
 	svc := service.New(store, opts)
 	metrics.LiveSnapshot(svc)
+	metrics.ListExports(svc)
 	if snap, err := svc.Ready(ctx); err != nil {
 		msg := "no live snapshot yet: lookups answer 503 until an import"
 		if cfg.Upstream.URL != "" {
