@@ -188,6 +188,9 @@ func TestLists(t *testing.T) {
 			"items and query are mutually exclusive"}},
 		{`{"title":"q","tags":[]}`, []string{`the request body must be a JSON object of the documented fields: unknown field "tags"`}},
 		{`{"title":5}`, []string{"title must be a JSON string"}},
+		{`{"title":"q","items":[123]}`, []string{"items must be a list of JSON strings"}},
+		{`["q"]`, []string{"the request body must be a JSON object"}},
+		{`{"title":"q"} {"title":"r"}`, []string{"the request body must be one JSON object, with nothing after it"}},
 	} {
 		var p problem
 		e.json("POST", "/list", key, c.body, 400, &p)

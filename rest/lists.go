@@ -69,13 +69,32 @@ func readJSON(r *http.Request, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return fault.Invalid(ute.Field + " must be " + jsonKind(ute.Type))
+		switch {
+		case errors.As(err, &ute) && ute.Field != "":
+			name := strings.Split(ute.Field, ".")[0]
+			return fault.Invalid(name + " must be " + jsonKind(fieldType(v, name, ute.Type)))
+		case errors.As(err, &ute):
+			return fault.Invalid("the request body must be a JSON object")
 		}
 		return fault.Invalid("the request body must be a JSON object of the documented fields: " +
 			strings.TrimPrefix(err.Error(), "json: "))
 	}
+	if dec.More() {
+		return fault.Invalid("the request body must be one JSON object, with nothing after it")
+	}
 	return nil
+}
+
+// fieldType is the type of the field of *v whose JSON name is name, so a
+// list's wrong element names the list; else def.
+func fieldType(v any, name string, def reflect.Type) reflect.Type {
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		if f := t.Field(i); strings.Split(f.Tag.Get("json"), ",")[0] == name {
+			return f.Type
+		}
+	}
+	return def
 }
 
 // jsonKind names the JSON a Go type reads, for a sentence.
