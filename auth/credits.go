@@ -208,3 +208,17 @@ func (s *Service) AsAccount(ctx context.Context, account int64) (context.Context
 	}}
 	return context.WithValue(ctx, stateKey{}, st), nil
 }
+
+// Record writes the usage-ledger row of work run AsAccount (service.Owners):
+// what it cost, as one request of route answered status. Other contexts
+// are the middleware's to record.
+func (s *Service) Record(ctx context.Context, route string, status int) {
+	st := stateFrom(ctx)
+	if st == nil || !st.background {
+		return
+	}
+	st.mu.Lock()
+	cost := st.debited - st.refunded
+	st.mu.Unlock()
+	s.ledger.record(usageRow{account: st.p.AccountID, route: route, cost: cost, status: status, at: s.now()})
+}

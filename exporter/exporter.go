@@ -101,6 +101,9 @@ func RunOne(ctx context.Context, svc *service.Service, o Options) bool {
 	n := 0
 	if err == nil { // else claimed, but its account may not run it
 		n, err = run(ctx, svc, job, o.Beat)
+		if ctx.Err() == nil {
+			svc.SettleExport(job, err)
+		}
 	}
 	switch {
 	case ctx.Err() != nil:

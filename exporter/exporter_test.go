@@ -418,6 +418,18 @@ func TestExportFromQuery(t *testing.T) {
 	if spent := before - e.credits(acct); spent != 3 {
 		t.Errorf("the query's pages cost %d credits, want 3 (COST_SEARCH for each of 2 + 2 + 1)", spent)
 	}
+	// The usage ledger has the export's row: one, with what it cost.
+	if err := e.a.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	usage, err := auth.AccountUsage(context.Background(), e.d, acct, time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(usage, func(u auth.Usage) bool { return u.Route == service.ExportRoute })
+	if i < 0 || usage[i].Requests != 1 || usage[i].Credits != 3 || usage[i].Errors != 0 {
+		t.Errorf("usage %+v, want a row of %s: 1 request, 3 credits", usage, service.ExportRoute)
+	}
 }
 
 func (e *env) credits(account int64) int64 {

@@ -50,7 +50,13 @@ type Owners interface {
 	// account's (its permissions and credits, no per-minute rate), or the
 	// reason the account may not run them (suspended, gone).
 	AsAccount(ctx context.Context, account int64) (context.Context, error)
+	// Record writes the usage-ledger row of work run in an AsAccount
+	// context: what it cost, as one request of route answered status.
+	Record(ctx context.Context, route string, status int)
 }
+
+// ExportRoute is the usage ledger's route of an export's work.
+const ExportRoute = "export /list/{listId}/export"
 
 func (s *Service) owner(ctx context.Context) int64 {
 	if s.owners == nil {
@@ -771,6 +777,19 @@ func (s *Service) ExportTaxIDs(job ExportJob) ([]string, error) {
 // account, with the job's options.
 func (s *Service) ExportOffice(job ExportJob, id string) (model.Office, error) {
 	return s.Office(loaders.WithLazy(job.ctx, s.store, 0), job.Options.officeQuery(cnpj.CNPJ(id)))
+}
+
+// SettleExport records what a job cost its account in the usage ledger,
+// one row an export, with the status of its failure (err) or 200.
+func (s *Service) SettleExport(job ExportJob, err error) {
+	if s.owners == nil || job.ctx == nil {
+		return
+	}
+	status := 200
+	if err != nil {
+		status = fault.Classify(err).Kind.Status()
+	}
+	s.owners.Record(job.ctx, ExportRoute, status)
 }
 
 // wakeExports tells this instance's exporter a new export is queued.
