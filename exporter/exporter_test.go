@@ -498,6 +498,19 @@ func TestExportFailures(t *testing.T) {
 	if !slices.Equal(p.Constraints, []string{"an account may have at most 10 exports queued or running: wait for one to end"}) {
 		t.Errorf("an 11th export: %+v", p)
 	}
+	for body, want := range map[string]string{
+		`{"options":5}`:                        "options must be a JSON object of the office lookup's options",
+		`{"options":{"simples":"yes"}}`:        "options.simples must be a boolean",
+		`{"options":{"registrations":"SP"}}`:   "options.registrations must be a list of JSON strings",
+		`{"options":{"registrations":[]}}`:     "options.registrations must not be empty",
+		`{"options":{"color":1}}`:              `options must be a JSON object of the office lookup's options: unknown field "color"`,
+		`{"options":{"registrations":["XX"]}}`: "options.registrations must contain only: " + strings.Join(service.RegistrationValues, ", "),
+	} {
+		e.json("POST", "/list/"+l.ID+"/export", key, body, 400, &p)
+		if !slices.Equal(p.Constraints, []string{want}) {
+			t.Errorf("%s: %q, want %q", body, p.Constraints, want)
+		}
+	}
 	// Options this server cannot serve are refused at once.
 	e.json("POST", "/list/"+l.ID+"/export", key, `{"options":{"geocoding":true}}`, 503, nil)
 }

@@ -72,7 +72,7 @@ func readJSON(r *http.Request, v any) error {
 		switch {
 		case errors.As(err, &ute) && ute.Field != "":
 			name := strings.Split(ute.Field, ".")[0]
-			return fault.Invalid(name + " must be " + jsonKind(fieldType(v, name, ute.Type)))
+			return fault.Invalid(name + " must be " + service.JSONKind(fieldType(v, name, ute.Type)))
 		case errors.As(err, &ute):
 			return fault.Invalid("the request body must be a JSON object")
 		}
@@ -97,26 +97,6 @@ func fieldType(v any, name string, def reflect.Type) reflect.Type {
 	return def
 }
 
-// jsonKind names the JSON a Go type reads, for a sentence.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a JSON string"
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice:
-		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(jsonKind(t.Elem()), "a "), "an ") + "s"
-	case reflect.Map, reflect.Struct:
-		return "a JSON object"
-	}
-	return "of the documented type"
-}
-
 func (b listBody) input() service.ListInput {
 	return service.ListInput{Title: b.Title, Description: b.Description, Limit: b.Limit, Items: b.Items, Query: b.Query}
 }
@@ -135,7 +115,7 @@ func (h listRoutes) create(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, listOf(v, true))
 }
 
-// listID reads a path id; the service validates it.
+// listParam reads a path id; the service validates it.
 func listParam(r *http.Request, name string) string {
 	v, err := url.PathUnescape(chi.URLParam(r, name))
 	if err != nil {

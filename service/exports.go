@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,7 +87,7 @@ func ParseExportOptions(raw json.RawMessage) (ExportOptions, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return o, fault.Invalid("options must be an object of the office lookup's options: " + jsonProblem(err))
+		return o, fault.Invalid(optionsProblem(err))
 	}
 	var cs Constraints
 	o.Simples = in.Simples != nil && *in.Simples
@@ -95,7 +96,7 @@ func ParseExportOptions(raw json.RawMessage) (ExportOptions, error) {
 	}
 	if in.Registrations != nil {
 		o.Registrations = cs.ParseRegistrations("options.registrations", in.Registrations)
-		if len(o.Registrations) == 0 {
+		if len(in.Registrations) == 0 {
 			cs.Add("options.registrations must not be empty")
 		}
 	}
@@ -127,9 +128,17 @@ func ParseExportOptions(raw json.RawMessage) (ExportOptions, error) {
 	return o, cs.Err()
 }
 
-func jsonProblem(err error) string {
-	msg := err.Error()
-	return strings.TrimPrefix(msg, "json: ")
+// optionsProblem says what is wrong with the options' JSON, in the
+// options' words.
+func optionsProblem(err error) string {
+	var ute *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &ute) && ute.Field != "":
+		return "options." + ute.Field + " must be " + JSONKind(ute.Type)
+	case errors.As(err, &ute):
+		return "options must be a JSON object of the office lookup's options"
+	}
+	return "options must be a JSON object of the office lookup's options: " + strings.TrimPrefix(err.Error(), "json: ")
 }
 
 func (o ExportOptions) cache() CacheQuery {
@@ -395,4 +404,25 @@ func (s *Service) ExportFile(ctx context.Context, listID, exportID, name string)
 	}
 	size, _, err = s.lists().FileSize(ctx, exportID, typ)
 	return typ, size, err
+}
+
+// JSONKind names the JSON a Go type reads, for a sentence about a request
+// body ("title must be a JSON string").
+func JSONKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(JSONKind(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	}
+	return "of the documented type"
 }
