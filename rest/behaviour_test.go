@@ -188,6 +188,16 @@ func TestMiddleware(t *testing.T) {
 			t.Errorf("preflight of /graphql: %q lacks %s", allow, h)
 		}
 	}
+	// A page may change and delete its account's lists.
+	for _, method := range []string{"PATCH", "DELETE"} {
+		req = httptest.NewRequest("OPTIONS", "/list/5680a75e-750e-4c31-a1a1-e61e0e4f5618", nil)
+		req.Header.Set("Origin", "https://app.example.com")
+		req.Header.Set("Access-Control-Request-Method", method)
+		r = s.do(t, req)
+		if r.status != 204 || !slices.Contains(strings.Split(r.header.Get("Access-Control-Allow-Methods"), ", "), method) {
+			t.Errorf("preflight of %s /list/{listId}: %d %v", method, r.status, r.header)
+		}
+	}
 	// A page may read the headers it needs: a search's X-Count-Exact, the
 	// rate limit's, a certificate's file name.
 	req = httptest.NewRequest("GET", "/healthz", nil)

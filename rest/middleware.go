@@ -264,7 +264,8 @@ func cors(origins []string) func(http.Handler) http.Handler {
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Add("Vary", "Access-Control-Request-Method")
 				h.Add("Vary", "Access-Control-Request-Headers")
-				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				// PATCH and DELETE: the list routes.
+				h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
 				h.Set("Access-Control-Allow-Headers", allowedHeaders)
 				h.Set("Access-Control-Max-Age", strconv.Itoa(600))
 				w.WriteHeader(http.StatusNoContent)
