@@ -201,6 +201,16 @@ func TestLists(t *testing.T) {
 		}
 	}
 
+	// The list routes take up to rest.ListMaxBodyBytes (the other routes
+	// MAX_BODY_BYTES): a million tax ids fit, more does not.
+	big := `{"title":"big","description":"` + strings.Repeat("x", rest.ListMaxBodyBytes) + `"}`
+	e.json("POST", "/list", key, big, 413, &p)
+	mid := `{"title":"mid","description":"` + strings.Repeat("x", 2<<20) + `"}`
+	e.json("POST", "/list", key, mid, 400, &p) // read whole: the description is too long
+	if !slices.Equal(p.Constraints, []string{"description must be 1 to 2000 characters, not only spaces"}) {
+		t.Errorf("a 2 MiB body: %+v", p)
+	}
+
 	// Three more lists; pages of two, in creation order, by tokens.
 	for _, title := range []string{"Clientes do Sul", "Concorrentes", "Clientes antigos"} {
 		e.json("POST", "/list", key, `{"title":"`+title+`"}`, 201, nil)
