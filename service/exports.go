@@ -383,7 +383,7 @@ func (s *Service) wakeExports() {
 func (s *Service) ExportsQueued() <-chan struct{} { return s.exportsQueued }
 
 // ExportFile finds a completed export's file of the caller's: its type
-// and size, to be written by Lists().WriteFile.
+// and size, its parts then read by Lists().FilePart.
 func (s *Service) ExportFile(ctx context.Context, listID, exportID, name string) (typ string, size int64, err error) {
 	if err := s.meter.Admit(ctx, ReadList); err != nil {
 		return "", 0, err
