@@ -34,8 +34,7 @@ type Options struct {
 	Logger    *slog.Logger
 }
 
-// Run runs exports until ctx ends.
-func Run(ctx context.Context, svc *service.Service, o Options) {
+func (o Options) withDefaults() Options {
 	if o.Poll <= 0 {
 		o.Poll = 2 * time.Second
 	}
@@ -45,6 +44,12 @@ func Run(ctx context.Context, svc *service.Service, o Options) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	return o
+}
+
+// Run runs exports until ctx ends.
+func Run(ctx context.Context, svc *service.Service, o Options) {
+	o = o.withDefaults()
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
 	var dropped time.Time
@@ -82,13 +87,8 @@ func DropOldFiles(ctx context.Context, svc *service.Service, retention time.Dura
 // RunOne runs the next queued export, if any, and reports whether there
 // was one.
 func RunOne(ctx context.Context, svc *service.Service, o Options) bool {
-	if o.Beat <= 0 {
-		o.Beat = 5 * time.Second
-	}
+	o = o.withDefaults()
 	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	job, ok, err := svc.ClaimExport(ctx)
 	if !ok {
 		if err != nil && ctx.Err() == nil {
@@ -144,9 +144,6 @@ func failure(err error) string {
 
 // run exports job, returning how many offices the files hold.
 func run(ctx context.Context, svc *service.Service, job service.ExportJob, beat time.Duration) (int, error) {
-	if job.List.ID == "" {
-		return 0, db.ErrExportGone
-	}
 	lists := svc.Lists()
 	id := job.Export.ID
 	ids, err := svc.ExportTaxIDs(job)

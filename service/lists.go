@@ -269,7 +269,7 @@ func (s *Service) ReadList(ctx context.Context, id string) (ListView, error) {
 }
 
 func validListID(name, id string) error {
-	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+	if !validUUID(id) {
 		what := "a list id"
 		if name == "exportId" {
 			what = "an export id"

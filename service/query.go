@@ -154,14 +154,15 @@ func (c *Constraints) ParseRoot(name, s string) cnpj.Root {
 // ParsePersonID validates a person id: a 36-character UUID. Ids are issued
 // in lowercase; an uppercased copy is accepted.
 func (c *Constraints) ParsePersonID(name, s string) string {
-	if !validPersonID(s) {
+	if !validUUID(s) {
 		c.Add(name + " must be a person id of 36 characters")
 		return ""
 	}
 	return strings.ToLower(s)
 }
 
-func validPersonID(s string) bool {
+// validUUID reports a UUID of 36 characters, in either case.
+func validUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}

@@ -58,6 +58,7 @@ CREATE TABLE list_pages (
     after_id    uuid        NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
+CREATE INDEX list_pages_created ON list_pages (created_at);
 
 -- +goose Down
 DROP TABLE list_pages;
