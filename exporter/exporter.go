@@ -165,6 +165,9 @@ func run(ctx context.Context, svc *service.Service, job service.ExportJob, beat 
 	if err != nil {
 		return 0, err
 	}
+	// Its sheets' temporary files go only with Close: on a failure too
+	// (a second Close, after the one below, does nothing).
+	defer func() { _ = excel.Close() }()
 	zip := listfile.NewJSONZip(zipFile)
 	last := time.Now()
 	written := 0

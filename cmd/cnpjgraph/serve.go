@@ -237,10 +237,16 @@ func serve(ctx context.Context, cfg config.Config) error {
 	}
 	// Lists' exports run beside the API, on whichever instance claims each;
 	// one stopped mid-export leaves it to be taken over.
+	// At shutdown the running export stops and removes its temporary
+	// files (gigabytes for a big list) before the process exits.
 	exports, stopExports := context.WithCancel(ctx)
 	defer stopExports()
-	go exporter.Run(exports, svc, exporter.Options{Logger: log,
-		Retention: time.Duration(cfg.Server.ExportRetentionDays) * 24 * time.Hour})
+	exportsDone := make(chan struct{})
+	go func() {
+		defer close(exportsDone)
+		exporter.Run(exports, svc, exporter.Options{Logger: log,
+			Retention: time.Duration(cfg.Server.ExportRetentionDays) * 24 * time.Hour})
+	}()
 	servers := []*http.Server{srv}
 	if a := cfg.Server.MetricsAddr; a != "" {
 		// Metrics on a listener of their own, for a scraper on a private
@@ -250,7 +256,14 @@ func serve(ctx context.Context, cfg config.Config) error {
 		servers = append(servers, &http.Server{Addr: a, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
 			WriteTimeout: 30 * time.Second, ErrorLog: srv.ErrorLog})
 	}
-	return listen(ctx, log, servers, cfg.Server.ShutdownTimeout)
+	err = listen(ctx, log, servers, cfg.Server.ShutdownTimeout)
+	stopExports()
+	select {
+	case <-exportsDone:
+	case <-time.After(cfg.Server.ShutdownTimeout):
+		log.Warn("shutdown: the running export did not stop in time; its temporary files may remain")
+	}
+	return err
 }
 
 // listen serves on each server until ctx ends or one fails, then shuts
