@@ -50,7 +50,7 @@ snapshot_size=$(psqlq -c "SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid
 largest_indexes=$(psqlq -c "SELECT string_agg(relname || ' ' || pg_size_pretty(s), ', ' ORDER BY s DESC) FROM (
   SELECT c.relname, pg_relation_size(c.oid) s FROM pg_class c
   WHERE c.relnamespace = 'cnpj'::regnamespace AND c.relkind = 'i' ORDER BY s DESC LIMIT 5) t")
-phases=$(grep -o 'phase [A-Za-z ,()]* done in [0-9.]*[µm]*s' "$log" | sed 's/^phase //; s/ (.*)//; s/ done in / /' | paste -sd, - | sed 's/,/, /g')
+phases=$(grep -o 'phase [A-Za-z ,()]* done in [0-9hm.]*[µm]*s' "$log" | sed 's/^phase //; s/ (.*)//; s/ done in / /' | paste -sd, - | sed 's/,/, /g')
 
 echo "== plain COPY ceiling: the same rows, decoded to UTF-8 files, into bare unlogged tables"
 dec=.data/bench/decoded-$n
