@@ -96,6 +96,30 @@ func (c *Codes) StateWalkWords(values [][]string) bool {
 	return !c.companyWordsUnder(values, 10)
 }
 
+// stateWalkLength is how many offices of a state a page walks before it
+// reads the matches after them through the branches' indexes: about 1.6
+// times what a page of ten needs for a word at the bound of
+// StateWalkWords, 11 × rows / sqrt(10 rows) offices, so it grows with the
+// square root of the companies: 5,000 for the bench dump's 806,000, 15,800
+// for 8 million, 45,600 for the registry's 67 million. A fixed 5,000 on a
+// dump of 10 million establishments left words a little above the bound
+// (16,000 companies; a page needs 5,550 offices) without a page at the
+// walk's end, and the matches after it were collected and sorted: first
+// pages of a name word with a state 44 a second at 8 connections, p99
+// 486 ms (docs/benchmarks.md, "Ten million establishments").
+func (c *Codes) stateWalkLength() int {
+	const perRootOfRows = 5000 / 897.8 // 5,000 at sqrt(806,000)
+	n := minStateWalk
+	if c.companyWords != nil {
+		n = max(n, int(perRootOfRows*math.Sqrt(c.companyWords.rows)))
+	}
+	return n
+}
+
+// minStateWalk is stateWalkLength without statistics, or for fewer
+// companies than the bench dump's.
+const minStateWalk = 5000
+
 // companyWordsUnder reports whether every value has a word held by fewer
 // than sqrt(ratio × rows) companies, by the statistics; false without
 // them.

@@ -1,6 +1,9 @@
 package db
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestRareCompanyWords: a names.in is collected when each of its values
 // has a word rare enough, by the statistics: a word's companies are its
@@ -178,6 +181,36 @@ func TestUnlistedCompanyWords(t *testing.T) {
 		persons := &Codes{personNameWords: c.codes.companyWords}
 		if got := persons.UnlistedPersonWords(c.values); got != c.unlisted {
 			t.Errorf("%s: UnlistedPersonWords(%v) = %v, want %v", c.name, c.values, got, c.unlisted)
+		}
+	}
+}
+
+// TestStateWalkLength: a state's walk is long enough for a page of a word
+// at StateWalkWords' bound whatever the registry's size: 5,000 offices for
+// the bench dump's companies (and without statistics), growing with the
+// square root of the companies, so that a word at the bound (11 × rows /
+// sqrt(10 rows) offices for a page of ten) finds its page in the walk.
+func TestStateWalkLength(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		codes    *Codes
+		min, max int
+	}{
+		{"no statistics", &Codes{}, 5000, 5000},
+		{"a small dump", &Codes{companyWords: &wordStats{rows: 9000}}, 5000, 5000},
+		{"the bench dump", &Codes{companyWords: &wordStats{rows: 806000}}, 5000, 5000},
+		{"10M establishments", &Codes{companyWords: &wordStats{rows: 8.07e6}}, 15800, 15830},
+		{"the registry", &Codes{companyWords: &wordStats{rows: 67e6}}, 45500, 45650},
+	} {
+		got := c.codes.stateWalkLength()
+		if got < c.min || got > c.max {
+			t.Errorf("%s: stateWalkLength() = %d, want %d to %d", c.name, got, c.min, c.max)
+		}
+		if s := c.codes.companyWords; s != nil && s.rows >= 806000 {
+			page := 11 * s.rows / math.Sqrt(10*s.rows) // offices a page of a word at the bound needs
+			if float64(got) < 1.5*page {
+				t.Errorf("%s: stateWalkLength() = %d, under 1.5 × the %.0f offices a page at the bound needs", c.name, got, page)
+			}
 		}
 	}
 }

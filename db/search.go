@@ -556,7 +556,7 @@ type shape struct {
 	branches []branch
 	// walk, when set, is how a page is read unless it is collected: the
 	// offices of the search's one state in key order, each checked against
-	// this condition, and the branches only after stateWalkLength of them
+	// this condition, and the branches only after Codes.stateWalkLength of them
 	// that held too few (see stateWalkPage).
 	walk string
 	// estimate, when not 0, is the matches by the statistics
@@ -993,20 +993,15 @@ func (w *where) walkKeyset() string {
 	return "(o.root, o.tax_id) > (left(" + w.after + ", 8), " + w.after + ")"
 }
 
-// stateWalkLength is how many offices of a state a page walks before it
-// reads the matches after them through the branches' indexes: about twice
-// what a page of a word at the bound of Codes.StateWalkWords needs.
-const stateWalkLength = 5000
-
 // stateWalkPage reads a page by walking the offices of the search's one
 // state in key order (the index offices_state: state, root, tax_id) and
 // checking each against sh.walk, streamed: the walk stops at a page of
-// matches. When stateWalkLength offices held fewer, a second statement
+// matches. When Codes.stateWalkLength offices held fewer, a second statement
 // collects the matches after the last of them through the branches'
 // indexes and sorts them. Two statements, as PostgreSQL plans every part
 // of one: the collect's joins took 1 to 2.5 ms to plan, the walk 0.1.
 func stateWalkPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
-	n := strconv.Itoa(stateWalkLength)
+	n := strconv.Itoa(w.codes.stateWalkLength())
 	// The walk's matches (m) up to a page, and its last office (rn = n)
 	// when it got there.
 	// taxID is a walked key as a tax id: the signatures' keys are
