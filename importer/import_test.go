@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -735,6 +736,41 @@ func TestWordTables(t *testing.T) {
 	}
 	if len(btrees) < 20 || len(loose) > 0 {
 		t.Errorf("%d b-trees in the snapshot; not packed full (fillfactor 100): %v", len(btrees), loose)
+	}
+}
+
+// TestWordTablesAdvice: an import without the word tables of a registry at
+// least Options.WordTablesAdvisedAt establishments large advises building
+// them, with the count and the flag; one with them, or of a smaller
+// registry, says nothing of the kind.
+func TestWordTablesAdvice(t *testing.T) {
+	t.Parallel()
+	d, _ := dbtest.New(t)
+	dir := generated(t, generator.Options{Companies: 200, Seed: 4})
+	var offices int64
+	for _, c := range []struct {
+		words     importer.Choice
+		advisedAt int64
+		advice    bool
+	}{
+		{importer.Off, 1, true},
+		{importer.On, 1, false},
+		{importer.Off, 0, false}, // DefaultWordTablesAdvisedAt
+		{importer.Off, -1, true}, // the live snapshot's count, exactly (set below)
+	} {
+		if c.advisedAt == -1 {
+			c.advisedAt = offices
+		}
+		var progress bytes.Buffer
+		mustImport(t, d, importer.Options{Paths: []string{dir}, WordTables: c.words, WordTablesAdvisedAt: c.advisedAt,
+			Progress: &progress, AllowShrink: true})
+		if err := d.Get(&offices, `SELECT count(*) FROM cnpj.offices`); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("note: %d establishments and no word tables", offices)
+		if got := strings.Contains(progress.String(), want) && strings.Contains(progress.String(), "import --word-tables"); got != c.advice {
+			t.Errorf("word tables %d, advised at %d: advice %v, want %v:\n%s", c.words, c.advisedAt, got, c.advice, progress.String())
+		}
 	}
 }
 

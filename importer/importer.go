@@ -76,7 +76,18 @@ type Options struct {
 	// AllowShrink imports a dump with fewer than half the live snapshot's
 	// establishments, which is refused otherwise (run.checkShrink).
 	AllowShrink bool
+	// WordTablesAdvisedAt: an import of at least this many establishments
+	// without the word tables advises building them (run.adviseWordTables);
+	// 0 means DefaultWordTablesAdvisedAt.
+	WordTablesAdvisedAt int64
 }
+
+// DefaultWordTablesAdvisedAt is where name searches want the word tables:
+// on the 1M-establishment bench dump every search meets its bar without
+// them; at ten times it a name word with a state took p99 115-128 ms
+// without them and 25 ms with them (docs/benchmarks.md, "Ten million
+// establishments"), and the registry is some 60 million.
+const DefaultWordTablesAdvisedAt = 5_000_000
 
 // Choice is whether an import builds something optional: the word tables
 // (Options.WordTables), office_lookups (Options.OfficeLookups).
@@ -101,6 +112,9 @@ func Import(ctx context.Context, d *sqlx.DB, opts Options) (db.Snapshot, error) 
 	}
 	if opts.VisibilityWait == 0 {
 		opts.VisibilityWait = time.Minute
+	}
+	if opts.WordTablesAdvisedAt <= 0 {
+		opts.WordTablesAdvisedAt = DefaultWordTablesAdvisedAt
 	}
 	if opts.Streams <= 0 {
 		opts.Streams = 2
@@ -350,7 +364,28 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 		return snap, err
 	}
 	r.prog.printf("snapshot #%d is live", id)
+	if !wordTables {
+		r.adviseWordTables()
+	}
 	return snap, nil
+}
+
+// adviseWordTables says, after an import without the word tables of a
+// registry large enough to want them, that name searches slow as it grows
+// and how to build them: an operator's first import of the registry has
+// them off (Options.WordTables), and its searches would show it first.
+func (r *run) adviseWordTables() {
+	r.mu.Lock()
+	offices := r.counts["offices"]
+	r.mu.Unlock()
+	if offices < r.opts.WordTablesAdvisedAt {
+		return
+	}
+	r.prog.printf("note: %d establishments and no word tables: name searches slow as the registry grows (at 10 "+
+		"million, p99 115-128 ms for a name word with a state, 25 ms with the tables); import --word-tables builds "+
+		"them, for some 45 %% more import time and disk, and later imports keep them (README, --word-tables)", offices)
+	r.log.Info("no word tables on a large registry: name searches slow as it grows; import --word-tables builds them",
+		"establishments", offices)
 }
 
 // checkShrink refuses a dump with fewer than half the live snapshot's
