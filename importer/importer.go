@@ -86,7 +86,7 @@ type Options struct {
 // on the 1M-establishment bench dump every search meets its bar without
 // them; at ten times it a name word with a state took p99 115-128 ms
 // without them and 25 ms with them (docs/benchmarks.md, "Ten million
-// establishments"), and the registry is some 60 million.
+// establishments"), and the registry is some 68 million.
 const DefaultWordTablesAdvisedAt = 5_000_000
 
 // Choice is whether an import builds something optional: the word tables
