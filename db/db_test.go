@@ -89,6 +89,49 @@ func TestEmailDomainPageReadsItsOffices(t *testing.T) {
 	}
 }
 
+// TestActivityInMunicipalityPageReadsItsOffices: a main activity within a
+// municipality, its offices spread over the table (loaded in no key
+// order, as the dump's are). Its first page reads its 11 through
+// offices_municipality, in key order, from the index alone: on
+// (municipality, main_activity) PostgreSQL walked every office in key
+// order for them, or read all of the pair's and sorted them. Counted in
+// buffers, not time.
+func TestActivityInMunicipalityPageReadsItsOffices(t *testing.T) {
+	d, _ := dbtest.New(t)
+	for _, q := range []string{"CREATE SCHEMA s; SET search_path TO s", db.SnapshotTables, `
+		INSERT INTO offices (tax_id, root, head, municipality, main_activity)
+		SELECT lpad(g::text, 8, '0') || '000100', lpad(g::text, 8, '0'), true,
+			CASE WHEN g % 10 = 0 THEN '7107' ELSE lpad((g % 97)::text, 4, '0') END,
+			CASE WHEN g % 30 = 0 THEN '4781400' ELSE lpad((g % 53)::text, 7, '0') END
+		FROM generate_series(1, 100000) g ORDER BY (g * 7919) % 100003`,
+		db.SnapshotIndexes, "VACUUM ANALYZE offices"} {
+		if _, err := d.Exec(q); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	var plan string
+	err := d.Get(&plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON)
+		SELECT o.tax_id FROM s.offices o WHERE o.municipality = '7107' AND o.main_activity = '4781400'
+		ORDER BY o.root, o.tax_id LIMIT 11`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var explained []struct {
+		Plan struct {
+			Rows int64 `json:"Actual Rows"`
+			Hit  int64 `json:"Shared Hit Blocks"`
+			Read int64 `json:"Shared Read Blocks"`
+		}
+	}
+	if err := json.Unmarshal([]byte(plan), &explained); err != nil || len(explained) == 0 {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	p := explained[0].Plan
+	if p.Rows != 11 || p.Hit+p.Read > 20 {
+		t.Fatalf("the page read %d buffers for %d rows, want 11 rows in at most 20 buffers:\n%s", p.Hit+p.Read, p.Rows, plan)
+	}
+}
+
 // TestAutovacuumOff: the answer is the server's setting as SHOW gives it.
 func TestAutovacuumOff(t *testing.T) {
 	d, _ := dbtest.New(t)

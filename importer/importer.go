@@ -710,7 +710,7 @@ var buildCosts = map[string]float64{
 	"office_lookups_pkey":        0.6,
 	"companies_name_words":       1.8,
 	"offices_root":               1.1,
-	"offices_municipality":       0.95,
+	"offices_municipality":       1.9,
 	"offices_activity":           0.86,
 	"offices_email_domain":       0.85,
 	"offices_zip":                0.79,
