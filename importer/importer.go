@@ -375,9 +375,7 @@ func (r *run) build(ctx context.Context, lock *sql.Conn, id int64, ref time.Time
 // and how to build them: an operator's first import of the registry has
 // them off (Options.WordTables), and its searches would show it first.
 func (r *run) adviseWordTables() {
-	r.mu.Lock()
-	offices := r.counts["offices"]
-	r.mu.Unlock()
+	offices := r.count("offices")
 	if offices < r.opts.WordTablesAdvisedAt {
 		return
 	}
@@ -408,9 +406,7 @@ func (r *run) checkShrink(ctx context.Context) error {
 	// compare with.
 	var counts map[string]int64
 	_ = json.Unmarshal(live.RowCounts, &counts)
-	r.mu.Lock()
-	offices := r.counts["offices"]
-	r.mu.Unlock()
+	offices := r.count("offices")
 	if was := counts["offices"]; offices < was/2 {
 		return fmt.Errorf("the dump has %d establishments, under half of the live snapshot's %d (#%d, dump %s): "+
 			"a partial or broken month would replace the served registry; check the folder (cnpjgraph download "+
@@ -992,6 +988,13 @@ func (r *run) addCount(table string, n int64) {
 	r.mu.Lock()
 	r.counts[table] += n
 	r.mu.Unlock()
+}
+
+// count is a table's rows loaded so far.
+func (r *run) count(table string) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counts[table]
 }
 
 // periodsSQL fills simples_periods: the live snapshot's periods plus the
