@@ -96,19 +96,23 @@ func explainPage(t *testing.T, d *sqlx.DB, query string) (rows, buffers int64, p
 	return p.Rows, p.Hit + p.Read, plan
 }
 
-// TestActivityInMunicipalityPageReadsItsOffices: a main activity within a
-// municipality, its offices spread over the table (loaded in no key
-// order, as the dump's are). Its first page reads its 11 through
-// offices_municipality, in key order, from the index alone: on
+// TestActivityInPlacePageReadsItsOffices: a main activity within a
+// municipality, and within a state, their offices spread over the table
+// (loaded in no key order, as the dump's are). A first page reads its 11
+// in key order from the index alone (offices_municipality,
+// offices_activity), and the state pair's count (at most the count's
+// limit of matches, unordered) reads the pair's range of the index: on
 // (municipality, main_activity) PostgreSQL walked every office in key
-// order for them, or read all of the pair's and sorted them. Counted in
-// buffers, not time.
-func TestActivityInMunicipalityPageReadsItsOffices(t *testing.T) {
+// order for a page, or read all of the pair's and sorted them; on
+// (main_activity) it ANDed the activity's bitmap with the state's. Counted
+// in buffers, not time.
+func TestActivityInPlacePageReadsItsOffices(t *testing.T) {
 	d, _ := dbtest.New(t)
 	for _, q := range []string{"CREATE SCHEMA s; SET search_path TO s", db.SnapshotTables, `
-		INSERT INTO offices (tax_id, root, head, municipality, main_activity)
+		INSERT INTO offices (tax_id, root, head, municipality, state, main_activity)
 		SELECT lpad(g::text, 8, '0') || '000100', lpad(g::text, 8, '0'), true,
 			CASE WHEN g % 10 = 0 THEN '7107' ELSE lpad((g % 97)::text, 4, '0') END,
+			CASE WHEN g % 7 = 0 THEN 'AC' ELSE 'SP' END,
 			CASE WHEN g % 30 = 0 THEN '4781400' ELSE lpad((g % 53)::text, 7, '0') END
 		FROM generate_series(1, 100000) g ORDER BY (g * 7919) % 100003`,
 		db.SnapshotIndexes, "VACUUM ANALYZE offices"} {
@@ -116,10 +120,21 @@ func TestActivityInMunicipalityPageReadsItsOffices(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	}
-	rows, buffers, plan := explainPage(t, d, `SELECT o.tax_id FROM s.offices o
-		WHERE o.municipality = '7107' AND o.main_activity = '4781400' ORDER BY o.root, o.tax_id LIMIT 11`)
-	if rows != 11 || buffers > 20 {
-		t.Fatalf("the page read %d buffers for %d rows, want 11 rows in at most 20 buffers:\n%s", buffers, rows, plan)
+	for _, c := range []struct {
+		name, query string
+		rows        int64
+	}{
+		{"municipality page", `SELECT o.tax_id FROM s.offices o
+			WHERE o.municipality = '7107' AND o.main_activity = '4781400' ORDER BY o.root, o.tax_id LIMIT 11`, 11},
+		{"state page", `SELECT o.tax_id FROM s.offices o
+			WHERE o.state = 'AC' AND o.main_activity = '4781400' ORDER BY o.root, o.tax_id LIMIT 11`, 11},
+		{"state count", `SELECT count(*) FROM (SELECT o.tax_id FROM s.offices o
+			WHERE o.state = 'AC' AND o.main_activity = '4781400' LIMIT 1001) u`, 1},
+	} {
+		rows, buffers, plan := explainPage(t, d, c.query)
+		if rows != c.rows || buffers > 20 {
+			t.Errorf("%s: read %d buffers for %d rows, want %d rows in at most 20 buffers:\n%s", c.name, buffers, rows, c.rows, plan)
+		}
 	}
 }
 
