@@ -52,6 +52,10 @@ type Codes struct {
 	// personNameWords: the same of the persons' name words, for
 	// PersonNamesEstimate; nil when the table has none.
 	personNameWords *wordStats
+	// sideActivities: the same of the offices' side activities, for
+	// UnlistedSideActivities; nil when the snapshot has no index of them
+	// (imported before it existed) or the column no statistics.
+	sideActivities *wordStats
 	// officesPerCompany and stateShare (each state's share of the
 	// offices), from the same statistics, for NamesEstimate.
 	officesPerCompany float64
@@ -169,6 +173,31 @@ func (c *Codes) CommonAliasWords(values [][]string) bool {
 		}
 	}
 	return false
+}
+
+// UnlistedSideActivities reports whether no code of a side activities
+// filter (codes padded to 7 digits, as stored) is among the most common
+// side activities PostgreSQL's statistics list: each is rarer than the
+// least of them (0.3 % of the offices on the bench dump; on the registry,
+// where some 1,300 codes share the offices unevenly, far rarer), or held
+// by none. PostgreSQL guesses such a code at half the least listed share
+// and walks the offices in key order for a page, expecting a match every
+// few hundred: for a code no office has, on ten times the bench dump, it
+// walked all 10M until the request's deadline (504). A search of such
+// codes reads their offices through offices_side_activities and sorts
+// them instead, at most that least share of the offices. False without
+// the index.
+func (c *Codes) UnlistedSideActivities(codes []string) bool {
+	s := c.sideActivities
+	if s == nil {
+		return false
+	}
+	for _, code := range codes {
+		if _, listed := s.freq[code]; listed {
+			return false
+		}
+	}
+	return true
 }
 
 // NamesEstimate is the matches of a names.in (and, when state is not "",
@@ -479,6 +508,14 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 	}
 	if codes.personNameWords, err = loadWordStats(ctx, tx, "persons", "name_words"); err != nil {
 		return nil, err
+	}
+	// to_regclass finds an index as it finds a table.
+	if indexed, err := hasLiveTable(ctx, tx, "offices_side_activities"); err != nil {
+		return nil, err
+	} else if indexed {
+		if codes.sideActivities, err = loadWordStats(ctx, tx, "offices", "side_activities"); err != nil {
+			return nil, err
+		}
 	}
 	if codes.officesPerCompany, codes.stateShare, err = loadShares(ctx, tx); err != nil {
 		return nil, err

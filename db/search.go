@@ -85,8 +85,17 @@ type where struct {
 	oneState   string     // that condition's state when it names one: an equality
 	personName []string   // a person search's name.in of one value, read through person_words
 	personIn   [][]string // a person search's name.in, however it is read
-	filters    int        // the search's filters, its conditions or not
-	after      string     // the key a page starts after, as a literal; "" on a first page
+	// collect: a filter's offices are few by the statistics (a side
+	// activity they do not list: Codes.UnlistedSideActivities), so a page
+	// reads them whole through that filter's index and sorts them,
+	// never walking the offices in key order for them.
+	collect bool
+	// activities: activities.id.in of such side activities, as an array
+	// literal, not among conds: its main activities and its side ones are
+	// a branch each, the side one collected (SearchOffices).
+	activities string
+	filters    int    // the search's filters, its conditions or not
+	after      string // the key a page starts after, as a literal; "" on a first page
 }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
@@ -415,12 +424,27 @@ var OfficeFilters = []FilterSpec{
 	}},
 	codeSpec("mainActivity.id", "o.main_activity", 7, OpIn, OpNin),
 	{Field: "sideActivities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
-		return negate(f.Op, "o.side_activities && "+w.arg(pq.Array(padded(f.Ints, 7)))+"::text[]")
+		codes := padded(f.Ints, 7)
+		if f.Op == OpIn && w.codes.UnlistedSideActivities(codes) {
+			w.collect = true
+		}
+		return negate(f.Op, "o.side_activities && "+w.arg(pq.Array(codes))+"::text[]")
 	}},
 	{Field: "activities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
-		a := w.arg(pq.Array(padded(f.Ints, 7)))
-		return negate(f.Op, "(o.main_activity = ANY("+a+"::text[]) OR o.side_activities && "+a+"::text[])")
+		codes := padded(f.Ints, 7)
+		a := w.arg(pq.Array(codes))
+		if f.Op == OpIn && w.codes.UnlistedSideActivities(codes) {
+			w.activities = a // a branch each (SearchOffices)
+			return ""
+		}
+		return negate(f.Op, activitiesIn(a))
 	}},
+}
+
+// activitiesIn is activities.id.in of the codes a (an array literal): the
+// main activity or a side one.
+func activitiesIn(a string) string {
+	return "(o.main_activity = ANY(" + a + "::text[]) OR o.side_activities && " + a + "::text[])"
 }
 
 func companyCode(field, expr string, width int, ops ...string) FilterSpec {
@@ -647,8 +671,28 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			}
 		}
 		sh := shape{key: "o.tax_id", order: "o.root, o.tax_id"}
+		if w.activities != "" && w.names != nil {
+			// The name's branches read the offices; the activities are
+			// one more condition on them.
+			w.conds = append(w.conds, activitiesIn(w.activities))
+		}
 		if w.names == nil {
-			sh.branches = []branch{{from: from(w.company), after: after(w.company)}}
+			b := branch{from: from(w.company), after: after(w.company)}
+			if w.collect {
+				b.order = sh.key + " || ''"
+			}
+			sh.branches = []branch{b}
+			if w.activities != "" {
+				// Offices of the main activities, as PostgreSQL chooses
+				// to read them (its statistics of them are right), and
+				// offices of the side ones, which it would walk in key
+				// order for codes rarer than it knows: collected.
+				main, side := b, b
+				main.cond = "o.main_activity = ANY(" + w.activities + "::text[])"
+				side.cond = "o.side_activities && " + w.activities + "::text[]"
+				side.order = sh.key + " || ''"
+				sh.branches = []branch{main, side}
+			}
 			return sh
 		}
 		if len(w.names) == 1 && w.codes.wordTables {

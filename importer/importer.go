@@ -708,6 +708,7 @@ var buildCosts = map[string]float64{
 	"offices_root":               1.1,
 	"offices_municipality":       1.9,
 	"offices_activity":           2.0,
+	"offices_side_activities":    0.6,
 	"offices_email_domain":       0.85,
 	"offices_zip":                0.79,
 	"offices_alias_words":        0.64,
