@@ -138,6 +138,36 @@ func TestActivityInPlacePageReadsItsOffices(t *testing.T) {
 	}
 }
 
+// TestEmailAddressPageReadsItsOffices: offices sharing an e-mail address
+// (five each, spread over a table loaded in no key order), and an address
+// none has. A page of either reads the address's offices in key order
+// from offices_email, in a few buffers; without it PostgreSQL walked the
+// offices in key order testing each, all of them for the absent address.
+func TestEmailAddressPageReadsItsOffices(t *testing.T) {
+	d, _ := dbtest.New(t)
+	for _, q := range []string{"CREATE SCHEMA s; SET search_path TO s", db.SnapshotTables, `
+		INSERT INTO offices (tax_id, root, head, email)
+		SELECT lpad(g::text, 8, '0') || '000100', lpad(g::text, 8, '0'), true,
+			CASE WHEN g % 3 <> 0 THEN 'contato' || (g % 20000) || '@Empresa' || (g % 20000 % 7) || '.com.br' END
+		FROM generate_series(1, 100000) g ORDER BY (g * 7919) % 100003`,
+		db.SnapshotIndexes, "VACUUM ANALYZE offices"} {
+		if _, err := d.Exec(q); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	var want int64
+	if err := d.Get(&want, `SELECT count(*) FROM s.offices WHERE upper(email) = 'CONTATO1234@EMPRESA2.COM.BR'`); err != nil || want < 3 {
+		t.Fatalf("%d offices with the address (%v), want at least 3", want, err)
+	}
+	for address, n := range map[string]int64{"CONTATO1234@EMPRESA2.COM.BR": want, "NINGUEM@EXEMPLO.COM": 0} {
+		rows, buffers, plan := explainPage(t, d, `SELECT o.tax_id FROM s.offices o
+			WHERE upper(o.email) = '`+address+`' ORDER BY o.root, o.tax_id LIMIT 11`)
+		if rows != n || buffers > 20 {
+			t.Errorf("%s: read %d buffers for %d rows, want %d rows in at most 20 buffers:\n%s", address, buffers, rows, n, plan)
+		}
+	}
+}
+
 // TestAutovacuumOff: the answer is the server's setting as SHOW gives it.
 func TestAutovacuumOff(t *testing.T) {
 	d, _ := dbtest.New(t)

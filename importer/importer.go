@@ -716,6 +716,8 @@ var buildCosts = map[string]float64{
 	"members_person":             0.31,
 	"members_agent":              0.06,
 	"offices_email_domain_stats": 0,
+	"offices_email":              0.9,
+	"offices_email_stats":        0,
 }
 
 // builtName is the name of what an index statement builds: the index or

@@ -62,6 +62,13 @@ CREATE INDEX offices_email_domain ON offices ((lower(split_part(email, '@', 2)))
 -- every domain for 0.5% of the offices and walks the whole table in tax id
 -- order for a domain of 20 (300 ms instead of 0.4 ms).
 CREATE STATISTICS offices_email_domain_stats ON (lower(split_part(email, '@', 2))) FROM offices;
+-- An address's offices in key order (emails.address.in: which companies
+-- share this e-mail?). Without it a page walked the offices in key order
+-- testing each: for an address no office has, all 10M of a 10M dump
+-- until the request's deadline (504); with it, a few ms. The statistics,
+-- as for the domain: the planner ignores the partial index's own.
+CREATE INDEX offices_email ON offices ((upper(email)), root, tax_id) WITH (fillfactor = 100) WHERE email IS NOT NULL;
+CREATE STATISTICS offices_email_stats ON (upper(email)) FROM offices;
 -- The primary keys, from their unique indexes.
 ALTER TABLE companies ADD CONSTRAINT companies_pkey PRIMARY KEY USING INDEX companies_pkey;
 ALTER TABLE offices ADD CONSTRAINT offices_pkey PRIMARY KEY USING INDEX offices_pkey;
