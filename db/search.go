@@ -404,7 +404,10 @@ var OfficeFilters = []FilterSpec{
 		return anyPhone(bound(w, phoneArea, f.Op, f.Ints[0]))
 	}},
 	{Field: "phones.number", Type: Text, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
-		return negate(f.Op, anyPhone("o.phones[i+1] = ANY("+w.arg(pq.Array(f.Texts))+")"))
+		// An office has at most two phones (the importer leaves the fax
+		// out): each number has its index (offices_phone1, offices_phone2).
+		a := w.arg(pq.Array(f.Texts))
+		return negate(f.Op, "(o.phones[2] = ANY("+a+") OR o.phones[4] = ANY("+a+"))")
 	}},
 	{Field: "emails", Type: Bool, Ops: []string{OpEx}, cond: func(w *where, f Filter) string {
 		return "(o.email IS NOT NULL) = " + w.arg(f.Bool)

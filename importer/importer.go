@@ -718,6 +718,10 @@ var buildCosts = map[string]float64{
 	"offices_email_domain_stats": 0,
 	"offices_email":              0.9,
 	"offices_email_stats":        0,
+	"offices_phone1":             0.8,
+	"offices_phone2":             0.2,
+	"offices_phone1_stats":       0,
+	"offices_phone2_stats":       0,
 }
 
 // builtName is the name of what an index statement builds: the index or

@@ -69,6 +69,15 @@ CREATE STATISTICS offices_email_domain_stats ON (lower(split_part(email, '@', 2)
 -- as for the domain: the planner ignores the partial index's own.
 CREATE INDEX offices_email ON offices ((upper(email)), root, tax_id) WITH (fillfactor = 100) WHERE email IS NOT NULL;
 CREATE STATISTICS offices_email_stats ON (upper(email)) FROM offices;
+-- An office's two phone numbers (phones holds area, number, area,
+-- number; the importer leaves the fax out), for phones.number.in (which
+-- offices share this number?): without them a page walked the offices
+-- testing each (a number none has: 504 on a 10M dump). The statistics, as
+-- for the e-mail: the planner ignores a partial index's own.
+CREATE INDEX offices_phone1 ON offices ((phones[2])) WITH (fillfactor = 100) WHERE phones[2] IS NOT NULL;
+CREATE INDEX offices_phone2 ON offices ((phones[4])) WITH (fillfactor = 100) WHERE phones[4] IS NOT NULL;
+CREATE STATISTICS offices_phone1_stats ON (phones[2]) FROM offices;
+CREATE STATISTICS offices_phone2_stats ON (phones[4]) FROM offices;
 -- The primary keys, from their unique indexes.
 ALTER TABLE companies ADD CONSTRAINT companies_pkey PRIMARY KEY USING INDEX companies_pkey;
 ALTER TABLE offices ADD CONSTRAINT offices_pkey PRIMARY KEY USING INDEX offices_pkey;
