@@ -79,20 +79,28 @@ func TestRareSideActivitiesCollected(t *testing.T) {
 		{[]db.Filter{{Field: "activities.id", Op: db.OpIn, Ints: []int{9609299}}, {Field: "address.state", Op: db.OpIn, Texts: []string{"SP"}}},
 			`(main_activity = '9609299' OR '9609299' = ANY (side_activities)) AND state = 'SP'`, 10},
 	} {
-		var want []string
-		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE `+c.where+` ORDER BY tax_id`); err != nil {
-			t.Fatal(err)
-		}
-		if len(want) != c.n {
-			t.Fatalf("%s: %d offices written, want %d", c.where, len(want), c.n)
-		}
-		pages.buffers = 0
-		got := pageAll(t, store, db.Search{Filters: c.filters, Snapshot: snapshot})
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: paged %d keys, want %d; first difference at %d", c.where, len(got), len(want), firstDifference(got, want))
-		}
-		if pages.buffers > 100 {
-			t.Errorf("%s: a page read %d buffers, want at most 100", c.where, pages.buffers)
-		}
+		pagesInFewBuffers(t, d, store, pages, db.Search{Filters: c.filters, Snapshot: snapshot}, c.where, c.n)
+	}
+}
+
+// pagesInFewBuffers checks that paging through q (store's searches going
+// through pages) visits the n offices where holds, once each, in key
+// order, each page statement reading at most 100 buffers.
+func pagesInFewBuffers(t *testing.T, d *sqlx.DB, store *db.Store, pages *explainedPages, q db.Search, where string, n int) {
+	t.Helper()
+	var want []string
+	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE `+where+` ORDER BY tax_id`); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != n {
+		t.Fatalf("%s: %d offices written, want %d", where, len(want), n)
+	}
+	pages.buffers = 0
+	got := pageAll(t, store, q)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: paged %d keys, want %d; first difference at %d", where, len(got), len(want), firstDifference(got, want))
+	}
+	if pages.buffers > 100 {
+		t.Errorf("%s: a page read %d buffers, want at most 100", where, pages.buffers)
 	}
 }
