@@ -87,8 +87,9 @@ type where struct {
 	personIn   [][]string // a person search's name.in, however it is read
 	// collect: a filter's offices are few by the statistics (a side
 	// activity they do not list: Codes.UnlistedSideActivities), so a page
-	// reads them whole through that filter's index and sorts them,
-	// never walking the offices in key order for them.
+	// of a search without names.in reads them whole through that filter's
+	// index and sorts them, never walking the offices in key order for
+	// them (a name's branches choose their own ways).
 	collect bool
 	// activities: activities.id.in of such side activities, as an array
 	// literal, not among conds: its main activities and its side ones are
