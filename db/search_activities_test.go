@@ -31,14 +31,16 @@ func (e *explainedPages) QueryRowxContext(ctx context.Context, query string, arg
 
 // TestRareSideActivitiesCollected: 30,000 offices whose side activities
 // are 13 common codes, 30 of them with a rare one (21 with it as their
-// main activity, 3 of those with it as a side one too) and none with a
-// third. PostgreSQL's statistics list the 10 most common codes and guess
+// main activity, 3 of those with it as a side one too, and the sample's
+// SERPRO office too) and none with a third; two companies named ZZACME,
+// one of them with it. PostgreSQL's statistics list the 10 most common codes and guess
 // the others at half the least listed share (1,500 offices here), so it
 // would walk the offices in key order for a page, a third of them for the
 // rare code and all of them for the absent one. sideActivities.id.in and
 // activities.id.in of such codes read their offices through
 // offices_side_activities (and activities' main ones through
-// offices_activity) and sort them: every page in at most 100 buffers
+// offices_activity) and sort them (with a name, the activities are one
+// more condition of its branches): every page in at most 100 buffers
 // (walked: 7,000 to 30,000), and paging visits every match once, in key
 // order.
 func TestRareSideActivitiesCollected(t *testing.T) {
@@ -52,7 +54,10 @@ func TestRareSideActivitiesCollected(t *testing.T) {
 				ELSE ARRAY[lpad((g % 10)::text, 7, '0'), lpad((g % 3 + 10)::text, 7, '0')] END,
 			CASE WHEN g % 2 = 0 THEN 'SP' ELSE 'RJ' END
 		FROM generate_series(1, 30000) g, lpad((90000000 + g)::text, 8, '0') r
-		ORDER BY (g * 7919) % 30011`)
+		ORDER BY (g * 7919) % 30011;
+		UPDATE cnpj.offices SET main_activity = '9609299' WHERE tax_id = '`+dbtest.SerproBranch+`';
+		INSERT INTO cnpj.companies (root, name, name_words) VALUES
+			('90000001', 'ZZACME UM', '{zzacme,um}'), ('90000002', 'ZZACME DOIS', '{zzacme,dois}')`)
 	// The statistics list the 10 most common side activities (a tenth of
 	// the default), as on the registry they list 1,000 of some 1,300.
 	dbtest.MustExec(t, d, `ALTER TABLE cnpj.offices ALTER side_activities SET STATISTICS 1`)
@@ -75,7 +80,9 @@ func TestRareSideActivitiesCollected(t *testing.T) {
 			`'9609299' = ANY (side_activities) AND state = 'RJ'`, 30},
 		{[]db.Filter{{Field: "sideActivities.id", Op: db.OpIn, Ints: []int{9609298}}}, `'9609298' = ANY (side_activities)`, 0},
 		{[]db.Filter{{Field: "activities.id", Op: db.OpIn, Ints: []int{9609299}}},
-			`main_activity = '9609299' OR '9609299' = ANY (side_activities)`, 21 + 30 - 3},
+			`main_activity = '9609299' OR '9609299' = ANY (side_activities)`, 1 + 21 + 30 - 3},
+		{[]db.Filter{{Field: "activities.id", Op: db.OpIn, Ints: []int{9609299}}, {Field: "names", Op: db.OpIn, Words: [][]string{{"zzacme"}}}},
+			`(main_activity = '9609299' OR '9609299' = ANY (side_activities)) AND root IN ('90000001', '90000002')`, 1},
 		{[]db.Filter{{Field: "activities.id", Op: db.OpIn, Ints: []int{9609299}}, {Field: "address.state", Op: db.OpIn, Texts: []string{"SP"}}},
 			`(main_activity = '9609299' OR '9609299' = ANY (side_activities)) AND state = 'SP'`, 10},
 	} {
