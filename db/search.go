@@ -432,7 +432,7 @@ var OfficeFilters = []FilterSpec{
 		if f.Op == OpIn && w.codes.UnlistedSideActivities(codes) {
 			w.collect = true
 		}
-		return negate(f.Op, "o.side_activities && "+w.arg(pq.Array(codes))+"::text[]")
+		return negate(f.Op, sideActivitiesIn(w.arg(pq.Array(codes))))
 	}},
 	{Field: "activities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
 		codes := padded(f.Ints, 7)
@@ -448,8 +448,12 @@ var OfficeFilters = []FilterSpec{
 // activitiesIn is activities.id.in of the codes a (an array literal): the
 // main activity or a side one.
 func activitiesIn(a string) string {
-	return "(o.main_activity = ANY(" + a + "::text[]) OR o.side_activities && " + a + "::text[])"
+	return "(" + mainActivityIn(a) + " OR " + sideActivitiesIn(a) + ")"
 }
+
+// mainActivityIn and sideActivitiesIn are each half of activitiesIn.
+func mainActivityIn(a string) string   { return "o.main_activity = ANY(" + a + "::text[])" }
+func sideActivitiesIn(a string) string { return "o.side_activities && " + a + "::text[]" }
 
 func companyCode(field, expr string, width int, ops ...string) FilterSpec {
 	s := codeSpec(field, expr, width, ops...)
@@ -692,8 +696,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				// offices of the side ones, which it would walk in key
 				// order for codes rarer than it knows: collected.
 				main, side := b, b
-				main.cond = "o.main_activity = ANY(" + w.activities + "::text[])"
-				side.cond = "o.side_activities && " + w.activities + "::text[]"
+				main.cond, side.cond = mainActivityIn(w.activities), sideActivitiesIn(w.activities)
 				side.order = sh.key + " || ''"
 				sh.branches = []branch{main, side}
 			}
