@@ -86,7 +86,8 @@ type where struct {
 	personName []string   // a person search's name.in of one value, read through person_words
 	personIn   [][]string // a person search's name.in, however it is read
 	// collect: a filter's offices are few by the statistics (a side
-	// activity they do not list: Codes.UnlistedSideActivities), so a page
+	// activity they do not list: Codes.UnlistedSideActivities) or by its
+	// index (a bound's range: probeRanges), so a page
 	// of a search without names.in reads them whole through that filter's
 	// index and sorts them, never walking the offices in key order for
 	// them (a name's branches choose their own ways).
@@ -95,8 +96,11 @@ type where struct {
 	// literal, not among conds: its main activities and its side ones are
 	// a branch each, the side one collected (SearchOffices).
 	activities string
-	filters    int    // the search's filters, its conditions or not
-	after      string // the key a page starts after, as a literal; "" on a first page
+	// ranges: the bounded columns, probed before the search is shaped
+	// (probeRanges).
+	ranges  []*rangeScan
+	filters int    // the search's filters, its conditions or not
+	after   string // the key a page starts after, as a literal; "" on a first page
 }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
@@ -228,9 +232,11 @@ func codeSpec(field, expr string, width int, ops ...string) FilterSpec {
 	}}
 }
 
-func dateSpec(field, expr string) FilterSpec {
+// dateSpec bounds a date column of the offices, which has its index (see
+// rangeScan).
+func dateSpec(field, column string) FilterSpec {
 	return FilterSpec{Field: field, Type: Date, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
-		return bound(w, expr, f.Op, f.Date.Format(time.DateOnly))
+		return w.ranged(field, LiveSchema+".offices o", column, "o.tax_id", "o.tax_id", bound(w, column, f.Op, f.Date.Format(time.DateOnly)))
 	}}
 }
 
@@ -334,7 +340,7 @@ var OfficeFilters = []FilterSpec{
 	}},
 	{Field: "company.equity", Type: Number, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
 		w.company = true
-		return bound(w, "c.equity", f.Op, f.Number)
+		return w.ranged(f.Field, LiveSchema+".companies c", "c.equity", "c.root", "o.root", bound(w, "c.equity", f.Op, f.Number))
 	}},
 	companyCode("company.nature.id", "c.nature", 4, OpIn, OpNin),
 	companyCode("company.size.id", "c.size", 2, OpIn),
@@ -471,11 +477,13 @@ func simplesSpec(field, column string) FilterSpec {
 
 // simplesDates bounds the date an optant enrolled; a company no longer
 // enrolled has no such date (the answer's since is null).
+// Its index holds the optants alone (see rangeScan).
 func simplesDates(field, optant, column string) FilterSpec {
-	s := dateSpec(field, column)
-	cond := s.cond
-	s.cond = func(w *where, f Filter) string { w.simples = true; return optant + " AND " + cond(w, f) }
-	return s
+	return FilterSpec{Field: field, Type: Date, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
+		w.simples = true
+		return w.ranged(field, LiveSchema+".simples s", column, "s.root", "o.root",
+			optant+" AND "+bound(w, column, f.Op, f.Date.Format(time.DateOnly)))
+	}}
 }
 
 // PersonFilters are the filters of GET /person and GraphQL searchPersons.
@@ -926,6 +934,9 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		if c := specs[i].cond(w, f); c != "" {
 			w.conds = append(w.conds, c)
 		}
+	}
+	if err := w.probeRanges(ctx, s.Searches); err != nil {
+		return SearchPage{}, err
 	}
 	if q.After != "" {
 		w.after = w.arg(q.After)

@@ -13,7 +13,8 @@ import (
 
 // explainedPages is a Store's search queryer that EXPLAINs each page
 // statement (the keys of a page: not a count, which runs under its own
-// timeout) before running it, keeping the most buffers one read.
+// timeout) and each probe of the bounds' ranges before running it,
+// keeping the most buffers one read.
 type explainedPages struct {
 	sqlx.QueryerContext
 	t       *testing.T
@@ -22,9 +23,14 @@ type explainedPages struct {
 }
 
 func (e *explainedPages) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
-	if i := strings.Index(query, "SELECT coalesce(array_agg(k ORDER BY k)"); i >= 0 && !strings.Contains(query, "statement_timeout") {
-		_, buffers, _ := explainPage(e.t, e.d, query[i:])
-		e.buffers = max(e.buffers, buffers)
+	if strings.Contains(query, "statement_timeout") {
+		return e.QueryerContext.QueryRowxContext(ctx, query, args...)
+	}
+	for _, statement := range []string{"SELECT coalesce(array_agg(k ORDER BY k)", "SELECT CASE WHEN (SELECT count(*)"} {
+		if i := strings.Index(query, statement); i >= 0 {
+			_, buffers, _ := explainPage(e.t, e.d, query[i:])
+			e.buffers = max(e.buffers, buffers)
+		}
 	}
 	return e.QueryerContext.QueryRowxContext(ctx, query, args...)
 }

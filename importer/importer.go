@@ -722,6 +722,12 @@ var buildCosts = map[string]float64{
 	"offices_phone2":             0.2,
 	"offices_phone1_stats":       0,
 	"offices_phone2_stats":       0,
+	"offices_founded":            0.45,
+	"offices_status_date":        0.43,
+	"offices_special_date":       0.05,
+	"companies_equity":           0.63,
+	"simples_since":              0.2,
+	"simei_since":                0.1,
 }
 
 // builtName is the name of what an index statement builds: the index or
