@@ -728,6 +728,8 @@ var buildCosts = map[string]float64{
 	"companies_equity":           0.63,
 	"simples_since":              0.2,
 	"simei_since":                0.1,
+	"persons_country":            0.05,
+	"persons_country_stats":      0,
 }
 
 // builtName is the name of what an index statement builds: the index or

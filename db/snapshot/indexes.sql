@@ -78,6 +78,12 @@ CREATE INDEX offices_phone1 ON offices ((phones[2])) WITH (fillfactor = 100) WHE
 CREATE INDEX offices_phone2 ON offices ((phones[4])) WITH (fillfactor = 100) WHERE phones[4] IS NOT NULL;
 CREATE STATISTICS offices_phone1_stats ON (phones[2]) FROM offices;
 CREATE STATISTICS offices_phone2_stats ON (phones[4]) FROM offices;
+-- The persons abroad by country (country.id.in; 2 % of the persons):
+-- without it a page walked the persons in id order testing each, all of
+-- them for a country none is from (4M persons of a 10M dump: 1-2 s). The
+-- statistics, as for the e-mail: the planner ignores a partial index's own.
+CREATE INDEX persons_country ON persons ((ltrim(country, '0')), id) WITH (fillfactor = 100) WHERE country IS NOT NULL;
+CREATE STATISTICS persons_country_stats ON (ltrim(country, '0')) FROM persons;
 -- The bounds (founded.lte, company.equity.gte, statusDate.gte...): each
 -- column searched by a range has its b-tree, so that a range few offices
 -- fall in reads them and sorts them. Without them a page walked the
