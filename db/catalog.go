@@ -56,6 +56,10 @@ type Codes struct {
 	// UnlistedSideActivities; nil when the snapshot has no index of them
 	// (imported before it existed) or the column no statistics.
 	sideActivities *wordStats
+	// boundIndexes: the snapshot has the bounded columns' indexes
+	// (offices_founded and the others, built together); without them a
+	// probe of a bound's range (probeRanges) would sort the whole table.
+	boundIndexes bool
 	// officesPerCompany and stateShare (each state's share of the
 	// offices), from the same statistics, for NamesEstimate.
 	officesPerCompany float64
@@ -516,6 +520,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		if codes.sideActivities, err = loadWordStats(ctx, tx, "offices", "side_activities"); err != nil {
 			return nil, err
 		}
+	}
+	if codes.boundIndexes, err = hasLiveTable(ctx, tx, "offices_founded"); err != nil {
+		return nil, err
 	}
 	if codes.officesPerCompany, codes.stateShare, err = loadShares(ctx, tx); err != nil {
 		return nil, err

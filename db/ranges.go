@@ -49,9 +49,10 @@ func (w *where) ranged(field, from, order, key, match, cond string) string {
 // of the search, its keys as values: PostgreSQL then knows how few they
 // are, and a page collects its offices and sorts them. A larger range
 // leaves the search as it was: its matches are common enough for a walk in
-// key order to meet them. One round trip, whatever the ranges.
+// key order to meet them. One round trip, whatever the ranges. A snapshot
+// imported before the indexes existed is searched as it was then.
 func (w *where) probeRanges(ctx context.Context, d sqlx.QueryerContext) error {
-	if len(w.ranges) == 0 {
+	if len(w.ranges) == 0 || !w.codes.boundIndexes {
 		return nil
 	}
 	limit := strconv.Itoa(collectCap + 1)

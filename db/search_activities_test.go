@@ -20,16 +20,23 @@ type explainedPages struct {
 	t       *testing.T
 	d       *sqlx.DB
 	buffers int64
+	probes  int // the probes of the bounds' ranges run
 }
+
+// probeStatement begins a probe of the bounds' ranges (probeRanges).
+const probeStatement = "SELECT CASE WHEN (SELECT count(*)"
 
 func (e *explainedPages) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	if strings.Contains(query, "statement_timeout") {
 		return e.QueryerContext.QueryRowxContext(ctx, query, args...)
 	}
-	for _, statement := range []string{"SELECT coalesce(array_agg(k ORDER BY k)", "SELECT CASE WHEN (SELECT count(*)"} {
+	for _, statement := range []string{"SELECT coalesce(array_agg(k ORDER BY k)", probeStatement} {
 		if i := strings.Index(query, statement); i >= 0 {
 			_, buffers, _ := explainPage(e.t, e.d, query[i:])
 			e.buffers = max(e.buffers, buffers)
+			if statement == probeStatement {
+				e.probes++
+			}
 		}
 	}
 	return e.QueryerContext.QueryRowxContext(ctx, query, args...)

@@ -1,6 +1,7 @@
 package db_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -8,7 +9,7 @@ import (
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
 )
 
-// TestRareBoundsPagesFromTheirIndexes: 30,000 offices, each of its own
+// TestRareBoundsPagesFromTheirIndexes: 100,000 offices, each of its own
 // company, founded, changing status and enrolling in the Simples across
 // 1990-2020, a few of them far outside that (the oldest, the richest,
 // last month's changes) and none further. A bound only those few fall in
@@ -16,6 +17,8 @@ import (
 // (offices_founded, companies_equity, simples_since...: without them a
 // page walked the offices in key order testing each, thousands of
 // buffers for 11 matches or none, and the statistics expected hundreds).
+// A snapshot imported before the indexes is searched without the probe
+// (which would sort the table), and pages the same offices.
 func TestRareBoundsPagesFromTheirIndexes(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
@@ -77,5 +80,21 @@ func TestRareBoundsPagesFromTheirIndexes(t *testing.T) {
 	} {
 		q := db.Search{Filters: c.filters, Snapshot: snapshot}
 		pagesInFewBuffers(t, d, store, pages, q, c.where, c.n)
+	}
+	if pages.probes == 0 {
+		t.Fatal("no probe of a bound's range ran")
+	}
+
+	dbtest.MustExec(t, d, `DROP INDEX cnpj.offices_founded`)
+	old := db.NewStore(d, db.StoreOptions{})
+	unprobed := &explainedPages{QueryerContext: old.Searches, t: t, d: d}
+	old.Searches = unprobed
+	q := db.Search{Filters: []db.Filter{{Field: "founded", Op: db.OpLte, Date: date("1905-01-01")}}, Snapshot: snapshot}
+	var want []string
+	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE founded <= '1905-01-01' ORDER BY tax_id`); err != nil {
+		t.Fatal(err)
+	}
+	if got := pageAll(t, old, q); !slices.Equal(got, want) || unprobed.probes != 0 {
+		t.Errorf("without the indexes: paged %v after %d probes, want %v and none", got, unprobed.probes, want)
 	}
 }
