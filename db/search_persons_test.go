@@ -1,7 +1,6 @@
 package db_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -45,19 +44,7 @@ func TestPersonCountryPagesFromItsIndex(t *testing.T) {
 		pages.buffers = 0
 		q := db.Search{Filters: []db.Filter{{Field: "country.id", Op: db.OpIn, Ints: []int{c.m49}}}, Snapshot: snapshot,
 			Limit: 2, CountLimit: 1, CountBudget: time.Second}
-		var got []string
-		for range 10 {
-			p, err := store.SearchPersons(context.Background(), q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, p.Keys...)
-			if !p.HasNext {
-				break
-			}
-			q.After = p.Keys[len(p.Keys)-1]
-		}
-		if !slices.Equal(got, want) {
+		if got := pageThrough(t, store.SearchPersons, q); !slices.Equal(got, want) {
 			t.Errorf("country %d: paged %v, want %v", c.m49, got, want)
 		}
 		if pages.buffers > 100 {

@@ -1,7 +1,6 @@
 package db_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -53,19 +52,7 @@ func TestPhoneNumberPagesFromItsIndexes(t *testing.T) {
 	}
 	q := db.Search{Filters: []db.Filter{{Field: "phones.number", Op: db.OpNin, Texts: []string{"912345678"}}}, Snapshot: snapshot,
 		Limit: 1000, CountLimit: 1, CountBudget: time.Second}
-	var got []string
-	for range 100 {
-		p, err := store.SearchOffices(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, p.Keys...)
-		if !p.HasNext {
-			break
-		}
-		q.After = p.Keys[len(p.Keys)-1]
-	}
-	if !slices.Equal(got, want) {
+	if got := pageThrough(t, store.SearchOffices, q); !slices.Equal(got, want) {
 		t.Errorf("nin: paged %d keys, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
 }

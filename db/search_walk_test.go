@@ -72,9 +72,16 @@ func pagesNameWord(t *testing.T, d *sqlx.DB, store *db.Store, snapshot int64, wo
 func pageAll(t *testing.T, store *db.Store, q db.Search) []string {
 	t.Helper()
 	q.Limit, q.CountLimit, q.CountBudget, q.CollectBelow = 10, 1, time.Second, 0
+	return pageThrough(t, store.SearchOffices, q)
+}
+
+// pageThrough follows a search's pages from q (search: a Store's
+// SearchOffices or SearchPersons), at most 200, and returns their keys.
+func pageThrough(t *testing.T, search func(context.Context, db.Search) (db.SearchPage, error), q db.Search) []string {
+	t.Helper()
 	var got []string
 	for range 200 {
-		p, err := store.SearchOffices(context.Background(), q)
+		p, err := search(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
