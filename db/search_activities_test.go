@@ -23,6 +23,15 @@ type explainedPages struct {
 	probes  int // the probes of the bounds' ranges run
 }
 
+// explainedStore is a Store on d whose search statements explainedPages
+// EXPLAINs.
+func explainedStore(t *testing.T, d *sqlx.DB) (*db.Store, *explainedPages) {
+	store := db.NewStore(d, db.StoreOptions{})
+	pages := &explainedPages{QueryerContext: store.Searches, t: t, d: d}
+	store.Searches = pages
+	return store, pages
+}
+
 // probeStatement begins a probe of the bounds' ranges (probeRanges).
 const probeStatement = "SELECT CASE WHEN (SELECT count(*)"
 
@@ -80,9 +89,7 @@ func TestRareSideActivitiesCollected(t *testing.T) {
 		WHERE schemaname = 'cnpj' AND tablename = 'offices' AND attname = 'side_activities'`); err != nil || listed {
 		t.Fatalf("the statistics list the rare code (%v): the test's premise does not hold", err)
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	pages := &explainedPages{QueryerContext: store.Searches, t: t, d: d}
-	store.Searches = pages
+	store, pages := explainedStore(t, d)
 	for _, c := range []struct {
 		filters []db.Filter
 		where   string

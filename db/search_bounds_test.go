@@ -42,9 +42,7 @@ func TestRareBoundsPagesFromTheirIndexes(t *testing.T) {
 	for _, table := range []string{"offices", "companies", "simples"} {
 		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	pages := &explainedPages{QueryerContext: store.Searches, t: t, d: d}
-	store.Searches = pages
+	store, pages := explainedStore(t, d)
 	date := func(s string) time.Time {
 		v, err := time.Parse(time.DateOnly, s)
 		if err != nil {
@@ -86,9 +84,7 @@ func TestRareBoundsPagesFromTheirIndexes(t *testing.T) {
 	}
 
 	dbtest.MustExec(t, d, `DROP INDEX cnpj.offices_founded`)
-	old := db.NewStore(d, db.StoreOptions{})
-	unprobed := &explainedPages{QueryerContext: old.Searches, t: t, d: d}
-	old.Searches = unprobed
+	old, unprobed := explainedStore(t, d)
 	q := db.Search{Filters: []db.Filter{{Field: "founded", Op: db.OpLte, Date: date("1905-01-01")}}, Snapshot: snapshot}
 	var want []string
 	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE founded <= '1905-01-01' ORDER BY tax_id`); err != nil {

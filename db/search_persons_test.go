@@ -26,9 +26,7 @@ func TestPersonCountryPagesFromItsIndex(t *testing.T) {
 			LATERAL (SELECT CASE WHEN g IN (7, 30007, 59999) THEN '105' WHEN g % 100 = 0 THEN '249' END AS country) c
 		ORDER BY (g * 7919) % 60013`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.persons`)
-	store := db.NewStore(d, db.StoreOptions{})
-	pages := &explainedPages{QueryerContext: store.Searches, t: t, d: d}
-	store.Searches = pages
+	store, pages := explainedStore(t, d)
 	for _, c := range []struct {
 		m49     int
 		country string

@@ -31,9 +31,7 @@ func TestPhoneNumberPagesFromItsIndexes(t *testing.T) {
 		FROM generate_series(1, 30000) g, lpad((90000000 + g)::text, 8, '0') r
 		ORDER BY (g * 7919) % 30011`)
 	dbtest.MustExec(t, d, `VACUUM ANALYZE cnpj.offices`)
-	store := db.NewStore(d, db.StoreOptions{})
-	pages := &explainedPages{QueryerContext: store.Searches, t: t, d: d}
-	store.Searches = pages
+	store, pages := explainedStore(t, d)
 	for _, c := range []struct {
 		number, where string
 		n             int
