@@ -292,6 +292,9 @@ func (c Config) validate() error {
 	if c.Search.CountBudget < time.Millisecond {
 		bad("SEARCH_COUNT_BUDGET", "%s must be at least 1ms", c.Search.CountBudget)
 	}
+	if c.Search.WalkBudget < 0 {
+		bad("SEARCH_WALK_BUDGET", "%s must not be negative (0: walks run to their end)", c.Search.WalkBudget)
+	}
 	if c.Search.TokenTTL < time.Minute {
 		bad("SEARCH_TOKEN_TTL", "%s must be at least 1m", c.Search.TokenTTL)
 	}

@@ -46,6 +46,10 @@ type SearchSettings struct {
 	// CollectBelow: a search counted exactly at most this many matches
 	// is read whole and sorted on each page, never walked in key order.
 	CollectBelow int `env:"SEARCH_COLLECT_BELOW" envDefault:"1000"`
+	// WalkBudget is how long a page may walk the offices (or persons) in
+	// key order before it is collected through its filters' indexes
+	// instead; 0: walks run to their end (db.Search.WalkBudget).
+	WalkBudget time.Duration `env:"SEARCH_WALK_BUDGET" envDefault:"100ms"`
 	// TokenTTL is how long a page token stays valid.
 	TokenTTL time.Duration `env:"SEARCH_TOKEN_TTL" envDefault:"1h"`
 	// Concurrency is how many searches run at once; more wait their turn,
@@ -63,7 +67,7 @@ type SearchSettings struct {
 func DefaultSearchConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // DefaultSearchSettings are the defaults of SearchSettings.
-var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, CollectBelow: 1000, TokenTTL: time.Hour}
+var DefaultSearchSettings = SearchSettings{CountLimit: 1000, CountBudget: 10 * time.Millisecond, CollectBelow: 1000, WalkBudget: 100 * time.Millisecond, TokenTTL: time.Hour}
 
 // SearchRequest is a search as a door received it: the filters by REST
 // name with their values, the page size, or a page token (alone).
@@ -368,7 +372,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 		return SearchPage[struct{}]{}, nil, nil, err
 	}
 	q := db.Search{Limit: p.limit, CountLimit: s.searchSettings.CountLimit, CountBudget: s.searchSettings.CountBudget,
-		CollectBelow: s.searchSettings.CollectBelow}
+		CollectBelow: s.searchSettings.CollectBelow, WalkBudget: s.searchSettings.WalkBudget}
 	var out SearchPage[struct{}]
 	if token := p.token + p.after; token != "" {
 		t, err := s.store.SearchTokenOf(ctx, token)
