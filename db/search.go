@@ -999,6 +999,16 @@ func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *whe
 	if sh.walk != "" && !collect {
 		return stateWalkPage(ctx, d, q, sh, w, live, limit)
 	}
+	if collect || q.WalkBudget <= 0 {
+		return branchesPage(ctx, d, q, sh, w, live, limit, collect)
+	}
+	return budgetedPage(ctx, d, q, sh, w, live, limit)
+}
+
+// branchesPage reads a page from the shape's branches: each one's first
+// keys, or a walked branch's stretch (walkPage, cappedPage); collected,
+// every branch's matches read whole and sorted.
+func branchesPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string, collect bool) (pq.StringArray, error) {
 	// A collected search walks none of its branches.
 	walked := slices.IndexFunc(sh.branches, func(b branch) bool { return b.walk != nil && !collect })
 	parts := pageParts(sh, w, live, limit, collect, walked)
@@ -1008,10 +1018,15 @@ func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *whe
 	if walked >= 0 {
 		return walkPage(ctx, d, q, sh, w, live, limit, walked, parts)
 	}
-	if collect || q.WalkBudget <= 0 {
-		return queryKeys(ctx, d, w, keysOf(parts, limit))
+	if collect {
+		// The memory to keep the filters' bitmaps exact: a bound's
+		// 233,000 offices ANDed with an activity's 150,000 at ten times
+		// the bench dump went lossy in the default 4 MB, and the collect
+		// read 45,000 heap pages for 3,458 offices (457 ms; with 32 MB,
+		// 3,409 pages, 108–165).
+		return queryKeys(ctx, d, w, "SET LOCAL work_mem = '32MB'; "+keysOf(parts, limit))
 	}
-	return budgetedPage(ctx, d, q, sh, w, live, limit, parts)
+	return queryKeys(ctx, d, w, keysOf(parts, limit))
 }
 
 // pageParts are the branches' statements of a page's first keys (each a
@@ -1038,30 +1053,26 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 	return parts
 }
 
-// budgetedPage reads a page within q.WalkBudget, then, if that ran out,
-// collected. PostgreSQL, multiplying the shares of a search's filters as
-// if they were independent, may walk the offices in key order expecting a
-// page soon where filters that exclude each other leave none to find: no
-// company of a religious organization's activity is a Simples optant, and
-// the walk read every office to say so (0.7 s on the bench dump, 8.2 s at
-// ten times it). Collected, the page reads the activity's offices through
-// their index and sorts the matches. A search no index narrows (a street's
-// name) would read every office collected too, sequentially, where the
-// walk may meet a rare match early: it walks to its end as before.
-func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string, parts []string) (pq.StringArray, error) {
-	walk := keysOf(parts, limit)
-	budget := strconv.FormatInt(max(q.WalkBudget.Milliseconds(), 1), 10)
-	// As in count: pg_sleep(0) meets a timeout that fired as the walk ended.
-	var keys pq.StringArray
-	err := queryRow(ctx, d, "SET LOCAL statement_timeout = "+budget+"; "+walk+
-		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)").Scan(&keys)
+// budgetedPage reads a page whose statements each run within
+// q.WalkBudget, then, if one ran out, collected. PostgreSQL, multiplying
+// the shares of a search's filters as if they were independent, may walk
+// the offices (or a name's companies) in key order expecting a page soon
+// where filters that exclude each other leave none to find: no company of
+// a religious organization's activity is a Simples optant, and the walk
+// read every office to say so (0.7 s on the bench dump, 8.2 s at ten
+// times it). Collected, the page reads the activity's offices through
+// their index and sorts the matches. A search no index narrows (a
+// street's name, a word of a third of the companies) would read every
+// office collected, sequentially, where the walk may meet a rare match
+// early: it walks on, ten times the budget, before it is collected all
+// the same (at ten times the bench dump "associacao" with Simples
+// optants answered 504 after 10 s, walked).
+func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
+	ms := max(q.WalkBudget.Milliseconds(), 1)
+	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
 	if !outOfBudget(ctx, err) {
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", errOr(ctx, err))
-		}
-		return keys, nil
+		return keys, err
 	}
-	collect := keysOf(pageParts(sh, w, live, limit, true, -1), limit)
 	// Asked of the first page: a later page's keyset is an index
 	// condition on the key, narrowing nothing.
 	first := *w
@@ -1071,13 +1082,32 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		return nil, err
 	}
 	if !narrowed {
-		return queryKeys(ctx, d, w, walk)
+		keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(walkOnFactor*ms, 10)}, q, sh, w, live, limit, false)
+		if !outOfBudget(ctx, err) {
+			return keys, err
+		}
 	}
-	// The memory to keep the filters' bitmaps exact: a bound's 233,000
-	// offices ANDed with an activity's 150,000 at ten times the bench dump
-	// went lossy in the default 4 MB, and the collect read 45,000 heap
-	// pages for 3,458 offices (457 ms; with 32 MB, 3,409 pages, 108–165).
-	return queryKeys(ctx, d, w, "SET LOCAL work_mem = '32MB'; "+collect)
+	return branchesPage(ctx, d, q, sh, w, live, limit, true)
+}
+
+// walkOnFactor is how many times its budget a walk no index would narrow
+// runs on before it is collected anyway.
+const walkOnFactor = 10
+
+// budgeted is a search queryer whose statements each run under a
+// statement timeout of ms milliseconds, ended in the same round trip as
+// in count: pg_sleep(0) meets a timeout that fired as the statement ended.
+type budgeted struct {
+	sqlx.QueryerContext
+	ms string
+}
+
+func (b budgeted) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if len(args) > 0 { // a statement with parameters is one statement
+		return b.QueryerContext.QueryRowxContext(ctx, query, args...)
+	}
+	return b.QueryerContext.QueryRowxContext(ctx, "SET LOCAL statement_timeout = "+b.ms+"; "+query+
+		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)")
 }
 
 // outOfBudget says whether err is a statement's own timeout (the budget
