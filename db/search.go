@@ -1062,7 +1062,7 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 // read every office to say so (0.7 s on the bench dump, 8.2 s at ten
 // times it). Collected, the page reads the activity's offices through
 // their index and sorts the matches. A search no index narrows (a
-// street's name, a word of a third of the companies) would read every
+// street's name, a word of 6 % of the companies) would read every
 // office collected, sequentially, where the walk may meet a rare match
 // early: it walks on, ten times the budget, before it is collected all
 // the same (at ten times the bench dump "associacao" with Simples
