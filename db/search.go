@@ -1095,8 +1095,12 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 const walkOnFactor = 10
 
 // budgeted is a search queryer whose statements each run under a
-// statement timeout of ms milliseconds, ended in the same round trip as
-// in count: pg_sleep(0) meets a timeout that fired as the statement ended.
+// statement timeout of ms milliseconds, set and ended in the same round
+// trip. A timeout that fires as the statement ends (its timer is still
+// armed) stays pending in the session and failed whatever statement came
+// next on the connection, as many as one in ten after a count at its
+// budget under load: pg_sleep(0), with no timeout of its own, meets it
+// within this round trip, where it reads as the statement out of budget.
 type budgeted struct {
 	sqlx.QueryerContext
 	ms string
@@ -1474,13 +1478,8 @@ func count(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *wh
 	}
 	countQuery := boundedCount(w, sh, q.CountLimit, pageLimit, extra...)
 	// The budget is the statement's own timeout, set in the same round
-	// trip. A timeout that fires as the count ends (its timer is still
-	// armed) stays pending in the session and failed whatever statement
-	// came next on the connection, as many as one in ten after a count at
-	// its budget under load: pg_sleep(0), with no timeout of its own, meets
-	// it within this round trip, where it reads as a count out of budget.
-	err = queryRow(ctx, d, "SET LOCAL statement_timeout = "+strconv.FormatInt(budget, 10)+"; "+countQuery+
-		"; SET LOCAL statement_timeout = 0; SELECT pg_sleep(0)").Scan(&n, &keys)
+	// trip (budgeted).
+	err = queryRow(ctx, budgeted{d, strconv.FormatInt(budget, 10)}, countQuery).Scan(&n, &keys)
 	stopped := outOfBudget(ctx, err)
 	if err != nil && !stopped {
 		return 0, false, nil, fmt.Errorf("search count: %w", err)

@@ -71,8 +71,7 @@ func pagesNameWord(t *testing.T, d *sqlx.DB, store *db.Store, snapshot int64, wo
 // as it would be deep in a large search.
 func pageAll(t *testing.T, store *db.Store, q db.Search) []string {
 	t.Helper()
-	q.Limit, q.CountLimit, q.CountBudget, q.CollectBelow = 10, 1, time.Second, 0
-	return pageThrough(t, store.SearchOffices, q)
+	return pageThrough(t, store.SearchOffices, withPageOf(q, 10))
 }
 
 // pageThrough follows a search's pages from q (search: a Store's
