@@ -579,6 +579,10 @@ type Search struct {
 	// Count and Exact, on a page after the first, are the first page's.
 	Count int64
 	Exact bool
+	// Collected, on a page after the first: an earlier page was collected
+	// past the walk budget, and this one is collected at once rather than
+	// spending the budget again on the same walk.
+	Collected bool
 }
 
 // SearchPage is a page of keys and, on a first page, the count.
@@ -587,6 +591,9 @@ type SearchPage struct {
 	HasNext bool
 	Count   int64 // the first page's: counted there, carried by the token after
 	Exact   bool  // Count is every match; false: PostgreSQL's estimate, at least what the page proves
+	// Collected: the page was collected past the walk budget (or carried
+	// Search.Collected); the next page's Search carries it.
+	Collected bool
 }
 
 // ErrSnapshotChanged means the live snapshot is not the search's any more.
@@ -962,7 +969,7 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 		p.Count, p.Exact = q.Count, q.Exact
 	}
 	if keys == nil {
-		if keys, err = page(ctx, s.Searches, q, sh, w, p, live()); err != nil {
+		if keys, p.Collected, err = page(ctx, s.Searches, q, sh, w, p, live()); err != nil {
 			return SearchPage{}, err
 		}
 	}
@@ -988,19 +995,27 @@ func (s *Store) search(ctx context.Context, q Search, specs []FilterSpec, shapeO
 // page reads the keys of a page (at most q.Limit+1, the one more saying
 // there is a next page) after q.After: each branch's first keys in order,
 // united. live is the condition that the search's snapshot is live.
-func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p SearchPage, live string) (pq.StringArray, error) {
+// collected says the page was collected past the walk budget, or as
+// q.Collected asked.
+func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p SearchPage, live string) (keys pq.StringArray, collected bool, err error) {
+	limit := w.arg(q.Limit + 1)
+	if q.Collected {
+		keys, err = branchesPage(ctx, d, q, sh, w, live, limit, true)
+		return keys, true, err
+	}
 	// A search known to be small is collected: read whole through the
 	// indexes of its filters and sorted. Left to choose, PostgreSQL may
 	// walk the offices in key order, expecting matches spread evenly,
 	// and read half of them when the matches sit together (887 offices
 	// of an e-mail domain, estimated right, read 512,749: 450 ms).
 	collect := p.Exact && p.Count <= int64(q.CollectBelow)
-	limit := w.arg(q.Limit + 1)
 	if sh.walk != "" && !collect {
-		return stateWalkPage(ctx, d, q, sh, w, live, limit)
+		keys, err = stateWalkPage(ctx, d, q, sh, w, live, limit)
+		return keys, false, err
 	}
 	if collect || q.WalkBudget <= 0 {
-		return branchesPage(ctx, d, q, sh, w, live, limit, collect)
+		keys, err = branchesPage(ctx, d, q, sh, w, live, limit, collect)
+		return keys, false, err
 	}
 	return budgetedPage(ctx, d, q, sh, w, live, limit)
 }
@@ -1066,12 +1081,13 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 // office collected, sequentially, where the walk may meet a rare match
 // early: it walks on, ten times the budget, before it is collected all
 // the same (at ten times the bench dump "associacao" with Simples
-// optants answered 504 after 10 s, walked).
-func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (pq.StringArray, error) {
+// optants answered 504 after 10 s, walked). collected says the page was
+// collected: the search's next page is too, at once (Search.Collected).
+func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (keys pq.StringArray, collected bool, err error) {
 	ms := max(q.WalkBudget.Milliseconds(), 1)
-	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
+	keys, err = branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
 	if !outOfBudget(ctx, err) {
-		return keys, err
+		return keys, false, err
 	}
 	// Asked of the first page: a later page's keyset is an index
 	// condition on the key, narrowing nothing.
@@ -1079,15 +1095,16 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 	first.after = ""
 	narrowed, err := indexNarrowed(ctx, d, keysOf(pageParts(sh, &first, live, limit, true, -1), limit))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !narrowed {
-		keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(walkOnFactor*ms, 10)}, q, sh, w, live, limit, false)
+		keys, err = branchesPage(ctx, budgeted{d, strconv.FormatInt(walkOnFactor*ms, 10)}, q, sh, w, live, limit, false)
 		if !outOfBudget(ctx, err) {
-			return keys, err
+			return keys, false, err
 		}
 	}
-	return branchesPage(ctx, d, q, sh, w, live, limit, true)
+	keys, err = branchesPage(ctx, d, q, sh, w, live, limit, true)
+	return keys, true, err
 }
 
 // walkOnFactor is how many times its budget a walk no index would narrow
@@ -1567,6 +1584,7 @@ type SearchToken struct {
 	Count     int64     `db:"total"`
 	Exact     bool      `db:"exact"`
 	Limit     int       `db:"page_limit"`
+	Collected bool      `db:"collected"` // the next page is collected at once (Search.Collected)
 	CreatedAt time.Time `db:"created_at"`
 }
 
@@ -1579,15 +1597,15 @@ func (s *Store) SaveSearchTokens(ctx context.Context, ts []SearchToken) error {
 	n := len(ts)
 	tokens, kinds, params, afters := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	snaps, counts, limits := make([]int64, n), make([]int64, n), make([]int64, n)
-	exact := make([]bool, n)
+	exact, collected := make([]bool, n), make([]bool, n)
 	for i, t := range ts {
 		tokens[i], kinds[i], params[i], afters[i] = t.Token, t.Kind, t.Params, t.After
-		snaps[i], counts[i], limits[i], exact[i] = t.Snapshot, t.Count, int64(t.Limit), t.Exact
+		snaps[i], counts[i], limits[i], exact[i], collected[i] = t.Snapshot, t.Count, int64(t.Limit), t.Exact, t.Collected
 	}
-	const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bool[], $8::int[])`
+	const q = `INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit, collected)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bool[], $8::int[], $9::bool[])`
 	rows, err := s.Q.QueryContext(ctx, q, pq.Array(tokens), pq.Array(kinds), pq.Array(params), pq.Array(snaps),
-		pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits))
+		pq.Array(afters), pq.Array(counts), pq.Array(exact), pq.Array(limits), pq.Array(collected))
 	if err == nil {
 		err = errors.Join(rows.Err(), rows.Close())
 	}
@@ -1598,14 +1616,14 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[
 }
 
 // withToken is a page's records statement (its one parameter $1, the
-// keys) that first stores the page's token ($2 to $9, scalars: encoding
+// keys) that first stores the page's token ($2 to $10, scalars: encoding
 // arrays cost a name search 8 % of the server's time): one round trip
 // where the token's own statement was a second, with a transaction of its
 // own. Interleaved on a PVM machine, first pages 11-16 % more req/s
 // (docs/benchmarks.md, "A page's token in its records' statement").
 func withToken(records string) string {
-	return `WITH saved_token AS (INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit)
-	VALUES ($2, $3, $4, $5, $6, $7, $8, $9))
+	return `WITH saved_token AS (INSERT INTO search_tokens (token, kind, params, snapshot_id, after_key, total, exact, page_limit, collected)
+	VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10))
 ` + records
 }
 
@@ -1619,13 +1637,13 @@ func (s *Store) recordsQuery(ctx context.Context, records, saved string, keys []
 		return records, args, s.SaveSearchTokens(ctx, tokens)
 	}
 	t := tokens[0]
-	return saved, append(args, t.Token, t.Kind, t.Params, t.Snapshot, t.After, t.Count, t.Exact, t.Limit), nil
+	return saved, append(args, t.Token, t.Kind, t.Params, t.Snapshot, t.After, t.Count, t.Exact, t.Limit, t.Collected), nil
 }
 
 // SearchTokenOf returns a stored token; NotFoundError when there is none.
 func (s *Store) SearchTokenOf(ctx context.Context, token string) (SearchToken, error) {
 	var t SearchToken
-	err := s.DB.GetContext(ctx, &t, `SELECT token, kind, params, snapshot_id, after_key, total, exact, page_limit, created_at
+	err := s.DB.GetContext(ctx, &t, `SELECT token, kind, params, snapshot_id, after_key, total, exact, page_limit, collected, created_at
 FROM search_tokens WHERE token = $1`, token)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, &NotFoundError{What: "search token", Key: token}

@@ -88,7 +88,7 @@ func pageThrough(t *testing.T, search func(context.Context, db.Search) (db.Searc
 		if !p.HasNext {
 			return got
 		}
-		q.After = p.Keys[len(p.Keys)-1]
+		q.After, q.Collected = p.Keys[len(p.Keys)-1], p.Collected
 	}
 	t.Fatalf("more than 200 pages: %d keys", len(got))
 	return nil

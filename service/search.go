@@ -396,7 +396,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 			}
 		}
 		q.Filters, q.Limit, q.After, q.Snapshot = p.filters, p.limit, t.After, t.Snapshot
-		q.Count, q.Exact = t.Count, t.Exact
+		q.Count, q.Exact, q.Collected = t.Count, t.Exact, t.Collected
 	} else {
 		codes, err := s.snapshot(ctx)
 		if err != nil {
@@ -430,7 +430,7 @@ func (s *Service) search(ctx context.Context, sk searchKind, r SearchRequest,
 			return "", err
 		}
 		tokens = append(tokens, db.SearchToken{Token: tok, Kind: sk.name, Params: p.params, Snapshot: q.Snapshot,
-			After: after, Count: out.Count, Exact: out.Exact, Limit: q.Limit})
+			After: after, Count: out.Count, Exact: out.Exact, Limit: q.Limit, Collected: res.Collected})
 		return tok, nil
 	}
 	if r.Cursors {
