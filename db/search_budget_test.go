@@ -67,7 +67,7 @@ func (r *recordedSearches) collected() int {
 // optants or micro companies (on the bench dump, where none is, 0.7 s).
 // Past the walk's budget the page is collected, the activity's offices
 // read through offices_activity and sorted: paging visits every match
-// once, in key order, and the pages after the first collected one are
+// once, in key order, the first page counts them exactly, and the pages after the first collected one are
 // collected at once, their walk not tried again (SearchPage.Collected,
 // carried to the next page as a token carries it). Without a budget the
 // walk runs to its end. A contradiction no index narrows (not a Simples
@@ -124,6 +124,17 @@ func TestExclusiveFiltersCollectedPastTheWalkBudget(t *testing.T) {
 				t.Errorf("%s past a budget of %s: %d walks on, want the activity's offices read through its index at once", c.where, budget, walkedOn)
 			case budget > 0 && c.walkOn && walkedOn == 0:
 				t.Errorf("%s past a budget of %s: collected at once, want the walk run on first (no index narrows it)", c.where, budget)
+			}
+			// A first page collected counts its matches: exact where the
+			// count (up to one match: withPageOf) said an estimate.
+			first, err := store.SearchOffices(context.Background(), withPageOf(q, 2))
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case budget > 0 && (first.Count != int64(c.n) || !first.Exact):
+				t.Errorf("%s past a budget of %s: first page count %d (exact %v), want %d exactly", c.where, budget, first.Count, first.Exact, c.n)
+			case budget == 0 && first.HasNext && first.Exact:
+				t.Errorf("%s without a budget: first page count %d exact, want the estimate (walked, its count limited to one)", c.where, first.Count)
 			}
 		}
 	}

@@ -15,8 +15,8 @@ import (
 // runs out of SEARCH_WALK_BUDGET is collected, and its token (REST's next,
 // GraphQL's cursors) carries that: every later page is collected at once,
 // its walk not tried again. Paged through REST and GraphQL alike, the
-// search gives SQL's matches in key order, each once, with one page
-// walked within the budget.
+// search gives SQL's matches in key order, each once, counted exactly by
+// the first page's collect, with one page walked within the budget.
 func TestSearchCollectedPastTheWalkBudget(t *testing.T) {
 	t.Parallel()
 	d, _ := dbtest.New(t)
@@ -51,9 +51,9 @@ func TestSearchCollectedPastTheWalkBudget(t *testing.T) {
 	}
 	walked()
 
-	got, _ := s.walk(t, "/office", "mainActivity.id.in="+activity+"&status.id.in=2&company.simples.optant.eq=true", "taxId", 1)
-	if !slices.Equal(got, want) {
-		t.Errorf("REST: paged %v, want %v", got, want)
+	got, count := s.walk(t, "/office", "mainActivity.id.in="+activity+"&status.id.in=2&company.simples.optant.eq=true", "taxId", 1)
+	if !slices.Equal(got, want) || count != len(want) {
+		t.Errorf("REST: paged %v (count %d), want %v, counted exactly", got, count, want)
 	}
 	if n := walked(); n != 1 {
 		t.Errorf("REST: %d pages walked within the budget, want 1 (the pages after it collected at once)", n)
@@ -61,7 +61,7 @@ func TestSearchCollectedPastTheWalkBudget(t *testing.T) {
 
 	query := `query($after: String) { searchOffices(filter: {mainActivity: {id: {in: [` + activity + `]}},
 		status: {id: {in: [2]}}, company: {simples: {optant: {eq: true}}}}, first: 1, after: $after) {
-		nodes { taxId } pageInfo { hasNextPage endCursor } } }`
+		totalCount countExact nodes { taxId } pageInfo { hasNextPage endCursor } } }`
 	got = nil
 	var after any
 	for range len(want) + 1 {
@@ -70,6 +70,9 @@ func TestSearchCollectedPastTheWalkBudget(t *testing.T) {
 		conn := r.Data["searchOffices"].(map[string]any)
 		for _, n := range conn["nodes"].([]any) {
 			got = append(got, n.(map[string]any)["taxId"].(string))
+		}
+		if num(conn["totalCount"]) != len(want) || conn["countExact"] != true {
+			t.Errorf("GraphQL: totalCount %v (exact %v), want %d exactly", conn["totalCount"], conn["countExact"], len(want))
 		}
 		info := conn["pageInfo"].(map[string]any)
 		if info["hasNextPage"] != true {
