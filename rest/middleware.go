@@ -133,6 +133,11 @@ func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Han
 			sw := &statusWriter{ResponseWriter: w}
 			r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 			next.ServeHTTP(sw, r)
+			// Whether the client closed its connection before its answer
+			// was sent: asked before the flush below, after which a client
+			// that read the answer and closed (as curl does) cancels the
+			// request's context too.
+			clientLeft := r.Context().Err() != nil
 			// An answer of known length is complete: send it before the
 			// metrics and the access line, so the client does not wait for
 			// them (docs/benchmarks.md, "Where each request's CPU goes").
@@ -149,6 +154,14 @@ func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Han
 			status := sw.status
 			if status == 0 {
 				status = http.StatusOK
+			}
+			if status >= 500 && clientLeft {
+				// Its canceled statements made a 504 nobody reads.
+				// Counted and logged as nginx's 499 (client closed
+				// request), so that the 5xx an operator alerts on are the
+				// server's own: each run of make bench left a few such
+				// 504s at its end.
+				status = statusClientClosed
 			}
 			m.observe(route, r.Method, status, elapsed)
 
@@ -183,6 +196,10 @@ func observe(log *slog.Logger, m *Metrics, trusted []netip.Prefix) func(http.Han
 		})
 	}
 }
+
+// statusClientClosed is the status logged and counted for a request whose
+// client left before its answer (nginx's 499); no client ever reads it.
+const statusClientClosed = 499
 
 // recoverer turns a panic into the contract's 500, logging the stack.
 func recoverer(log *slog.Logger) func(http.Handler) http.Handler {

@@ -10,8 +10,11 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
@@ -139,6 +142,98 @@ func TestAccessLineClient(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), req)
 		if !strings.Contains(out.String(), c.want) {
 			t.Errorf("from %s, X-Forwarded-For %q: want %s in\n%s", c.peer, c.forwarded, c.want, out.String())
+		}
+	}
+}
+
+// syncBuffer is a log's output written by the server's goroutines and read
+// by the test's.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestClientClosedRequest: a request whose client closes its connection
+// before the answer is logged (at info) and counted as 499, not as the
+// 504 its canceled work was classified: the 5xx an operator alerts on are
+// the server's. A request that runs out of the server's own deadline,
+// its client still waiting, stays a 504 logged as an error.
+func TestClientClosedRequest(t *testing.T) {
+	d, _ := dbtest.New(t)
+	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
+	var out syncBuffer
+	m := rest.NewMetrics(nil)
+	started := make(chan struct{}, 1)
+	h := rest.NewRouter(rest.Deps{Service: svc, Metrics: m, RequestTimeout: 2 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(&out, nil)),
+		Mount: func(r chi.Router) {
+			r.Get("/slow", func(w http.ResponseWriter, r *http.Request) {
+				started <- struct{}{}
+				<-r.Context().Done()
+				rest.RenderError(w, r, r.Context().Err())
+			})
+		}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	accessLine := func() string {
+		t.Helper()
+		for range 200 {
+			for _, line := range strings.Split(out.String(), "\n") {
+				if strings.Contains(line, `"msg":"request"`) {
+					return line
+				}
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		t.Fatal("no access line")
+		return ""
+	}
+
+	// The client leaves once the server has the request.
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/slow", nil)
+	go func() { <-started; cancel() }()
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("the request's client was canceled, yet it got %s", resp.Status)
+	}
+	if line := accessLine(); !strings.Contains(line, `"level":"INFO"`) || !strings.Contains(line, `"status":499`) {
+		t.Errorf("a client that left: access line %s, want status 499 at INFO", line)
+	}
+
+	// The server's own deadline, the client waiting: 504.
+	out.mu.Lock()
+	out.buf.Reset()
+	out.mu.Unlock()
+	resp, err := http.Get(srv.URL + "/slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("past the request timeout: %s, want 504", resp.Status)
+	}
+	if line := accessLine(); !strings.Contains(line, `"level":"ERROR"`) || !strings.Contains(line, `"status":504`) {
+		t.Errorf("past the request timeout: access line %s, want status 504 at ERROR", line)
+	}
+
+	metrics := httptest.NewRecorder()
+	m.Handler().ServeHTTP(metrics, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, status := range []string{"499", "504"} {
+		if want := `cnpjgraph_http_requests_total{method="GET",route="/slow",status="` + status + `"} 1`; !strings.Contains(metrics.Body.String(), want) {
+			t.Errorf("metrics: no %s", want)
 		}
 	}
 }
