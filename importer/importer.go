@@ -726,7 +726,7 @@ var buildCosts = map[string]float64{
 	"offices_status_date":        0.43,
 	"offices_special_date":       0.05,
 	"companies_equity":           0.63,
-	"companies_nature":           0.42,
+	"companies_nature":           1.0,
 	"simples_since":              0.2,
 	"simei_since":                0.1,
 	"persons_country":            0.05,
