@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,22 +27,18 @@ func (r *recordedSearches) QueryRowxContext(ctx context.Context, query string, a
 
 // walkedOn counts the statements run under ten times a budget of 1 ms:
 // a walk no index would narrow, run on.
-func (r *recordedSearches) walkedOn() int {
-	n := 0
-	for _, s := range r.statements {
-		if strings.HasPrefix(s, "SET LOCAL statement_timeout = 10;") {
-			n++
-		}
-	}
-	return n
-}
+func (r *recordedSearches) walkedOn() int { return r.underTimeout(10) }
 
 // budgeted counts the statements run within a budget of 1 ms: walks of a
 // page (a count's budget is its own, 1 s: withPageOf).
-func (r *recordedSearches) budgeted() int {
+func (r *recordedSearches) budgeted() int { return r.underTimeout(1) }
+
+// underTimeout counts the statements run under a statement timeout of ms
+// milliseconds (budgeted's form: the timeout first).
+func (r *recordedSearches) underTimeout(ms int) int {
 	n := 0
 	for _, s := range r.statements {
-		if strings.HasPrefix(s, "SET LOCAL statement_timeout = 1;") {
+		if strings.HasPrefix(s, "SET LOCAL statement_timeout = "+strconv.Itoa(ms)+";") {
 			n++
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/cnpjgraph/cnpjgraph/db"
 	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/cnpjgraph/cnpjgraph/internal/syncbuf"
 	"github.com/cnpjgraph/cnpjgraph/rest"
 	"github.com/cnpjgraph/cnpjgraph/service"
 )
@@ -146,25 +146,6 @@ func TestAccessLineClient(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log's output written by the server's goroutines and read
-// by the test's.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestClientClosedRequest: a request whose client closes its connection
 // before the answer is logged (at info) and counted as 499, not as the
 // 504 its canceled work was classified: the 5xx an operator alerts on are
@@ -173,7 +154,7 @@ func (b *syncBuffer) String() string {
 func TestClientClosedRequest(t *testing.T) {
 	d, _ := dbtest.New(t)
 	svc := service.New(db.NewStore(d, db.StoreOptions{}), service.Options{})
-	var out syncBuffer
+	var out syncbuf.Buffer
 	m := rest.NewMetrics(nil)
 	started := make(chan struct{}, 1)
 	h := rest.NewRouter(rest.Deps{Service: svc, Metrics: m, RequestTimeout: 2 * time.Second,
@@ -187,17 +168,23 @@ func TestClientClosedRequest(t *testing.T) {
 		}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	accessLine := func() string {
+	// accessLine is the nth request's access line (0: the first), once
+	// written.
+	accessLine := func(n int) string {
 		t.Helper()
 		for range 200 {
+			var lines []string
 			for _, line := range strings.Split(out.String(), "\n") {
 				if strings.Contains(line, `"msg":"request"`) {
-					return line
+					lines = append(lines, line)
 				}
+			}
+			if len(lines) > n {
+				return lines[n]
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
-		t.Fatal("no access line")
+		t.Fatalf("no access line %d:\n%s", n, out.String())
 		return ""
 	}
 
@@ -209,14 +196,11 @@ func TestClientClosedRequest(t *testing.T) {
 		_ = resp.Body.Close()
 		t.Fatalf("the request's client was canceled, yet it got %s", resp.Status)
 	}
-	if line := accessLine(); !strings.Contains(line, `"level":"INFO"`) || !strings.Contains(line, `"status":499`) {
+	if line := accessLine(0); !strings.Contains(line, `"level":"INFO"`) || !strings.Contains(line, `"status":499`) {
 		t.Errorf("a client that left: access line %s, want status 499 at INFO", line)
 	}
 
 	// The server's own deadline, the client waiting: 504.
-	out.mu.Lock()
-	out.buf.Reset()
-	out.mu.Unlock()
 	resp, err := http.Get(srv.URL + "/slow")
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +209,7 @@ func TestClientClosedRequest(t *testing.T) {
 	if resp.StatusCode != http.StatusGatewayTimeout {
 		t.Errorf("past the request timeout: %s, want 504", resp.Status)
 	}
-	if line := accessLine(); !strings.Contains(line, `"level":"ERROR"`) || !strings.Contains(line, `"status":504`) {
+	if line := accessLine(1); !strings.Contains(line, `"level":"ERROR"`) || !strings.Contains(line, `"status":504`) {
 		t.Errorf("past the request timeout: access line %s, want status 504 at ERROR", line)
 	}
 
