@@ -46,12 +46,14 @@ func (r *recordedSearches) underTimeout(ms int) int {
 }
 
 // collected counts the statements that read a page's keys collected:
-// sorted on an order no index gives (pageParts), not an EXPLAIN of one.
+// sorted on an order no index gives (pageParts), or read whole and
+// counted (boundedCollect); not an EXPLAIN of one.
 func (r *recordedSearches) collected() int {
 	n := 0
 	for _, s := range r.statements {
-		if strings.Contains(s, "SELECT coalesce(array_agg(k ORDER BY k)") && strings.Contains(s, "o.tax_id || '' LIMIT") &&
-			!strings.Contains(s, "EXPLAIN") {
+		collect := strings.Contains(s, "SELECT coalesce(array_agg(k ORDER BY k)") && strings.Contains(s, "o.tax_id || '' LIMIT")
+		bounded := strings.Contains(s, "FROM m ORDER BY k LIMIT") // boundedCollect's
+		if (collect || bounded) && !strings.Contains(s, "EXPLAIN") {
 			n++
 		}
 	}
@@ -142,6 +144,49 @@ func TestExclusiveFiltersCollectedPastTheWalkBudget(t *testing.T) {
 func withPageOf(q db.Search, limit int) db.Search {
 	q.Limit, q.CountLimit, q.CountBudget, q.CollectBelow = limit, 1, time.Second, 0
 	return q
+}
+
+// TestCollectPastTheBudgetBounded: a collect past the walk budget reads
+// at most collectMax matches. Bounded at 3, the activity's 4 Simples
+// optants (dbtest.LoadExclusiveFilters) are too many to collect: every
+// page, past its budget, walks to its end as PostgreSQL chose, none is
+// collected nor carries a collect, and the count stays the estimate.
+// Paging still visits the 4 once each, in key order.
+func TestCollectPastTheBudgetBounded(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	var want []string
+	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE main_activity = '9492800' AND status = '02'
+		AND root IN (SELECT root FROM cnpj.simples WHERE simples_optant) ORDER BY tax_id`); err != nil {
+		t.Fatal(err)
+	}
+	defer db.SetCollectMax(3)()
+	store := db.NewStore(d, db.StoreOptions{})
+	searches := &recordedSearches{QueryerContext: store.Searches}
+	store.Searches = searches
+	q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: time.Millisecond, Filters: []db.Filter{
+		{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}},
+		{Field: "status.id", Op: db.OpIn, Ints: []int{2}},
+		{Field: "company.simples.optant", Op: db.OpEq, Bool: true},
+	}}, 2)
+	first, err := store.SearchOffices(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Collected || first.Exact || !slices.Equal(first.Keys, want[:2]) {
+		t.Errorf("first page: %v (collected %v, count %d exact %v), want %v walked, the count an estimate",
+			first.Keys, first.Collected, first.Count, first.Exact, want[:2])
+	}
+	searches.statements = nil
+	if got := pageThrough(t, store.SearchOffices, q); !slices.Equal(got, want) {
+		t.Errorf("paged %v, want %v", got, want)
+	}
+	// Each page: its walk out of the budget, the bounded collect past
+	// 3, then the walk to its end.
+	if n := searches.budgeted(); n != 2 {
+		t.Errorf("%d pages walked within the budget, want 2 (no collect carried)", n)
+	}
 }
 
 // TestRareNatureReadThroughItsIndex: the last 50 of the religious
