@@ -1033,15 +1033,17 @@ func branchesPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		return walkPage(ctx, d, q, sh, w, live, limit, walked, parts)
 	}
 	if collect {
-		// The memory to keep the filters' bitmaps exact: a bound's
-		// 233,000 offices ANDed with an activity's 150,000 at ten times
-		// the bench dump went lossy in the default 4 MB, and the collect
-		// read 45,000 heap pages for 3,458 offices (457 ms; with 32 MB,
-		// 3,409 pages, 108–165).
-		return queryKeys(ctx, d, w, "SET LOCAL work_mem = '32MB'; "+keysOf(parts, limit))
+		return queryKeys(ctx, d, w, collectMemory+keysOf(parts, limit))
 	}
 	return queryKeys(ctx, d, w, keysOf(parts, limit))
 }
+
+// collectMemory leads a collect's statement: the memory to keep the
+// filters' bitmaps exact. A bound's 233,000 offices ANDed with an
+// activity's 150,000 at ten times the bench dump went lossy in the default
+// 4 MB, and the collect read 45,000 heap pages for 3,458 offices (457 ms;
+// with 32 MB, 3,409 pages, 108–165).
+const collectMemory = "SET LOCAL work_mem = '32MB'; "
 
 // pageParts are the branches' statements of a page's first keys (each a
 // parenthesized SELECT of k, ordered and limited), but the walked one's
@@ -1148,7 +1150,7 @@ func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + ")"
 		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(collectMax+1) + ")"
 	}
-	query := "SET LOCAL work_mem = '32MB'; WITH " + strings.Join(with, ", ") +
+	query := collectMemory + "WITH " + strings.Join(with, ", ") +
 		", m AS MATERIALIZED (" + strings.Join(bounded, " UNION ") + ")" +
 		" SELECT (SELECT count(*) FROM m), coalesce((SELECT array_agg(k ORDER BY k) FROM (SELECT k FROM m ORDER BY k LIMIT " + limit + ") p), '{}')"
 	if err := queryRow(ctx, d, query).Scan(&n, &keys); err != nil {

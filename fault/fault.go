@@ -168,8 +168,9 @@ func Classify(err error) *Error {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		// Canceled means the client went away; nobody reads the answer, but
-		// the log should not call it a server bug.
+		// Canceled means the client went away; nobody reads the answer,
+		// and the access line and the metrics count it as 499, not as a
+		// server's 504 (rest's observe).
 		return E(DeadlineExceeded, MsgTimeout, err)
 	}
 	var cf classified
