@@ -39,6 +39,10 @@ type Codes struct {
 	// they were added has: a table, or a view of the join with
 	// --office-lookups=false); the office reads read it (officeReads).
 	officeLookups bool
+	// activityFacts: office_lookups has its index of each office's main
+	// activity with its company's facts (office_lookups_activity), which
+	// a search of both probes (probeRanges).
+	activityFacts bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
 	// index alone; a name alone walks them so.
@@ -489,6 +493,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.officeLookups, err = hasLiveTable(ctx, tx, "office_lookups"); err != nil {
+		return nil, err
+	}
+	if codes.activityFacts, err = hasLiveTable(ctx, tx, "office_lookups_activity"); err != nil {
 		return nil, err
 	}
 	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {

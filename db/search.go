@@ -99,9 +99,14 @@ type where struct {
 	activities string
 	// ranges: the bounded columns, probed before the search is shaped
 	// (probeRanges).
-	ranges  []*rangeScan
-	filters int    // the search's filters, its conditions or not
-	after   string // the key a page starts after, as a literal; "" on a first page
+	ranges []*rangeScan
+	// factActivity and facts: mainActivity.id.in and the company's facts
+	// the search asks for (company.size.id.in, company.nature.id...), as
+	// conditions on office_lookups (l), for activityFacts.
+	factActivity string
+	facts        []string
+	filters      int    // the search's filters, its conditions or not
+	after        string // the key a page starts after, as a literal; "" on a first page
 }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
@@ -343,11 +348,11 @@ var OfficeFilters = []FilterSpec{
 		w.company = true
 		return w.ranged(f.Field, LiveSchema+".companies c", "c.equity", "c.root", "o.root", bound(w, "c.equity", f.Op, f.Number))
 	}},
-	companyCode("company.nature.id", "c.nature", 4, OpIn, OpNin),
-	companyCode("company.size.id", "c.size", 2, OpIn),
-	simplesSpec("company.simples.optant", "s.simples_optant"),
+	companyCode("company.nature.id", "nature", 4, OpIn, OpNin),
+	companyCode("company.size.id", "size", 2, OpIn),
+	simplesSpec("company.simples.optant", "simples_optant"),
 	simplesDates("company.simples.since", "s.simples_optant", "s.simples_since"),
-	simplesSpec("company.simei.optant", "s.simei_optant"),
+	simplesSpec("company.simei.optant", "simei_optant"),
 	simplesDates("company.simei.since", "s.simei_optant", "s.simei_since"),
 	{Field: "taxId", Type: OfficeID, Ops: []string{OpNin}, cond: func(w *where, f Filter) string {
 		return "o.tax_id <> ALL(" + w.arg(pq.Array(f.Texts)) + ")"
@@ -433,7 +438,13 @@ var OfficeFilters = []FilterSpec{
 		}
 		return anyOf(w, emailDomain, f.Op, lower)
 	}},
-	codeSpec("mainActivity.id", "o.main_activity", 7, OpIn, OpNin),
+	{Field: "mainActivity.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
+		codes := padded(f.Ints, 7)
+		if f.Op == OpIn {
+			w.factActivity = anyOf(w, "l.main_activity", f.Op, codes)
+		}
+		return anyOf(w, "o.main_activity", f.Op, codes)
+	}},
 	{Field: "sideActivities.id", Type: Int, Ops: []string{OpIn, OpNin}, cond: func(w *where, f Filter) string {
 		codes := padded(f.Ints, 7)
 		if f.Op == OpIn && w.codes.UnlistedSideActivities(codes) {
@@ -462,17 +473,27 @@ func activitiesIn(a string) string {
 func mainActivityIn(a string) string   { return "o.main_activity = ANY(" + a + "::text[])" }
 func sideActivitiesIn(a string) string { return "o.side_activities && " + a + "::text[]" }
 
-func companyCode(field, expr string, width int, ops ...string) FilterSpec {
-	s := codeSpec(field, expr, width, ops...)
+// companyCode is a code of the company (c.column), which office_lookups
+// (l) holds too: a fact of activityFacts.
+func companyCode(field, column string, width int, ops ...string) FilterSpec {
+	s := codeSpec(field, "c."+column, width, ops...)
 	cond := s.cond
-	s.cond = func(w *where, f Filter) string { w.company = true; return cond(w, f) }
+	s.cond = func(w *where, f Filter) string {
+		w.company = true
+		w.facts = append(w.facts, anyOf(w, "l."+column, f.Op, padded(f.Ints, width)))
+		return cond(w, f)
+	}
 	return s
 }
 
+// simplesSpec is an option of the Simples row (s.column), which the
+// company's row folds in and office_lookups (l) holds: a fact of
+// activityFacts.
 func simplesSpec(field, column string) FilterSpec {
 	return FilterSpec{Field: field, Type: Bool, Ops: []string{OpEq}, cond: func(w *where, f Filter) string {
 		w.simples = true
-		return "coalesce(" + column + ", false) = " + w.arg(f.Bool)
+		w.facts = append(w.facts, "coalesce(l."+column+", false) = "+w.arg(f.Bool))
+		return "coalesce(s." + column + ", false) = " + w.arg(f.Bool)
 	}}
 }
 

@@ -77,6 +77,7 @@ func TestExclusiveFiltersCollectedPastTheWalkBudget(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
+	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	store := db.NewStore(d, db.StoreOptions{})
 	searches := &recordedSearches{QueryerContext: store.Searches}
 	store.Searches = searches
@@ -156,6 +157,7 @@ func TestCollectPastTheBudgetBounded(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
+	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	var want []string
 	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE main_activity = '9492800' AND status = '02'
 		AND root IN (SELECT root FROM cnpj.simples WHERE simples_optant) ORDER BY tax_id`); err != nil {
@@ -201,6 +203,7 @@ func TestRareNatureReadThroughItsIndex(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
+	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET nature = CASE WHEN root::int % 20 = 0 AND root::int > 90099000 THEN '2143' ELSE '2062' END
 		WHERE root >= '90000001'`)
 	dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj.companies")
@@ -244,5 +247,91 @@ func TestRareNatureReadThroughItsIndex(t *testing.T) {
 	}
 	if pages != 3 {
 		t.Errorf("%d pages read, want 3 (50 offices, 20 a page)", pages)
+	}
+}
+
+// TestActivityFactsProbedFromTheirIndex: a main activity with a company's
+// fact (a size, a nature, a Simples or SIMEI option) that few of its
+// offices have (dbtest.LoadExclusiveFilters) is probed in
+// office_lookups_activity, from that index alone, and its few offices are
+// the page's keys: every page collected (or the count's, when it found
+// them all), none walking the offices in key order, here without a walk
+// budget to end it. A fact most of the
+// activity's offices have is walked as before (the probe finds more than
+// a collect's worth). Paging visits every match once, in key order.
+func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	store := db.NewStore(d, db.StoreOptions{})
+	searches := &recordedSearches{QueryerContext: store.Searches}
+	store.Searches = searches
+
+	activity := db.Filter{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
+	optant := func(field string, v bool) db.Filter { return db.Filter{Field: field, Op: db.OpEq, Bool: v} }
+	code := func(field, op string, v int) db.Filter { return db.Filter{Field: field, Op: op, Ints: []int{v}} }
+	inSimples := "root IN (SELECT root FROM cnpj.simples WHERE "
+	inCompanies := "root IN (SELECT root FROM cnpj.companies WHERE "
+	for _, c := range []struct {
+		filters []db.Filter
+		where   string
+		n       int  // -1: more than a page
+		probed  bool // few enough to be the page's keys
+	}{
+		{[]db.Filter{activity, code("company.size.id", db.OpIn, 1)}, inCompanies + "size = '01')", 6, true},
+		{[]db.Filter{activity, code("status.id", db.OpIn, 2), optant("company.simples.optant", true)},
+			"status = '02' AND " + inSimples + "simples_optant)", 4, true},
+		{[]db.Filter{activity, optant("company.simei.optant", true)}, inSimples + "simei_optant)", 1, true},
+		{[]db.Filter{activity, code("company.nature.id", db.OpIn, 2143)}, inCompanies + "nature = '2143')", 0, true},
+		{[]db.Filter{activity, optant("company.simples.optant", false), code("company.size.id", db.OpIn, 5)},
+			inCompanies + "size = '05') AND NOT " + inSimples + "simples_optant)", -1, false},
+	} {
+		var want []string
+		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE main_activity = '9492800' AND `+c.where+` ORDER BY tax_id`); err != nil {
+			t.Fatal(err)
+		}
+		if c.n >= 0 && len(want) != c.n || c.n < 0 && len(want) <= 1000 {
+			t.Fatalf("%s: %d offices written, want %d (-1: more than the probe collects)", c.where, len(want), c.n)
+		}
+		searches.statements = nil
+		q := db.Search{Filters: c.filters, Snapshot: snapshot} // no walk budget: a walk runs to its end
+		limit := 2
+		if c.n < 0 {
+			limit = 1000
+		}
+		if got := pageThrough(t, store.SearchOffices, withPageOf(q, limit)); !slices.Equal(got, want) {
+			t.Errorf("%s: paged %d offices %v, want %d", c.where, len(got), got[:min(len(got), 10)], len(want))
+		}
+		pages := 0
+		for _, s := range searches.statements {
+			if strings.Contains(s, "SELECT coalesce(array_agg(k ORDER BY k)") {
+				pages++
+			}
+		}
+		switch collected := searches.collected(); {
+		case c.probed && collected != pages:
+			t.Errorf("%s: %d pages of %d collected, want every page read from the probe's keys, none walked", c.where, collected, pages)
+		case !c.probed && (pages == 0 || collected > 0):
+			t.Errorf("%s: %d pages of %d collected, want the offices walked in key order (most of the activity's have the facts)", c.where, collected, pages)
+		}
+		probes := 0
+		for _, s := range searches.statements {
+			parts := strings.Split(s, ";")
+			i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(p, "office_lookups l") })
+			if i < 0 {
+				continue
+			}
+			probes++
+			var plan []string
+			if err := d.Select(&plan, "EXPLAIN "+parts[i]); err != nil {
+				t.Fatal(err)
+			}
+			if p := strings.Join(plan, "\n"); !strings.Contains(p, "Index Only Scan using office_lookups_activity") {
+				t.Errorf("%s: the probe does not read office_lookups_activity alone:\n%s", c.where, p)
+			}
+		}
+		if probes == 0 {
+			t.Errorf("%s: not probed", c.where)
+		}
 	}
 }

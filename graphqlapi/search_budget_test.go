@@ -22,6 +22,7 @@ func TestSearchCollectedPastTheWalkBudget(t *testing.T) {
 	d, _ := dbtest.New(t)
 	dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
+	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	settings := service.DefaultSearchSettings
 	// Counted up to one match: no page is collected for its count.
 	settings.CountLimit, settings.CountBudget, settings.WalkBudget = 1, time.Second, time.Millisecond

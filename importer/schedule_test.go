@@ -37,7 +37,7 @@ func TestTasks(t *testing.T) {
 		}
 		for name, needs := range map[string]string{"companies_name_words": "fold", "persons_name_words": "persons",
 			"office_signatures_state": "office signatures", "simples_periods_pkey": "periods", "office signatures": "offices_pkey",
-			"office_lookups_pkey": "office lookups", "office lookups": "offices_pkey"} {
+			"office_lookups_pkey": "office lookups", "office_lookups_activity": "office lookups", "office lookups": "offices_pkey"} {
 			if !slices.Contains(byName[name].needs, needs) {
 				t.Errorf("%s needs %v, not %s", name, byName[name].needs, needs)
 			}
@@ -88,7 +88,7 @@ func TestTasksWithoutOfficeLookups(t *testing.T) {
 	if needs, ok := names["office lookups view"]; !ok || len(needs) != 0 {
 		t.Errorf("office lookups view: a task %v, needing %v", ok, needs)
 	}
-	for _, n := range []string{"office lookups", "office_lookups_pkey"} {
+	for _, n := range []string{"office lookups", "office_lookups_pkey", "office_lookups_activity"} {
 		if _, ok := names[n]; ok {
 			t.Errorf("%s is a task without office_lookups", n)
 		}

@@ -41,3 +41,13 @@ func LoadExclusiveFilters(t testing.TB, d *sqlx.DB) {
 		MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
 	}
 }
+
+// WithoutActivityFacts drops office_lookups_activity, as from a snapshot
+// imported before it: a search of ExclusiveActivity with a company's fact
+// is then walked in key order within its budget and collected past it,
+// as every sparse search the index does not answer is (a side activity,
+// a name, a state with a fact), which is what such a test exercises.
+func WithoutActivityFacts(t testing.TB, d *sqlx.DB) {
+	t.Helper()
+	MustExec(t, d, "DROP INDEX cnpj.office_lookups_activity")
+}
