@@ -28,6 +28,11 @@ type rangeScan struct {
 	key   string   // what a row is to its offices: o.tax_id, c.root
 	match string   // the offices' column equal to key: o.tax_id, o.root
 	conds []string // the bounds (and the table's own conditions)
+	// covered: the index holds key, so the probe reads the range once,
+	// counting and keeping the keys together; otherwise it counts from
+	// the index alone first and reads the rows' keys only for a small
+	// range (a large one's would cost a row read each).
+	covered bool
 }
 
 // ranged records cond, one bound of field, for probeRanges, and returns it
@@ -68,6 +73,10 @@ func (w *where) probeRanges(ctx context.Context, d sqlx.QueryerContext) error {
 			scan += " ORDER BY " + r.order
 		}
 		scan += " LIMIT " + limit
+		if r.covered {
+			cols[i] = "(SELECT CASE WHEN count(*) <= " + strconv.Itoa(collectCap) + " THEN coalesce(array_agg(k), '{}') END FROM (SELECT " + r.key + " AS k" + scan + ") r)"
+			continue
+		}
 		// A CASE reads its ARRAY only when reached (see boundedCount).
 		cols[i] = "CASE WHEN (SELECT count(*) FROM (SELECT" + scan + ") r) <= " + strconv.Itoa(collectCap) +
 			" THEN ARRAY(SELECT " + r.key + scan + ") END"
@@ -106,5 +115,5 @@ func (w *where) activityFacts() {
 		return
 	}
 	w.ranges = append(w.ranges, &rangeScan{field: "mainActivity.id", from: LiveSchema + ".office_lookups l",
-		key: "l.tax_id", match: "o.tax_id", conds: append([]string{w.factActivity}, w.facts...)})
+		key: "l.tax_id", match: "o.tax_id", conds: append([]string{w.factActivity}, w.facts...), covered: true})
 }

@@ -918,7 +918,7 @@ func TestOfficeLookups(t *testing.T) {
 	for _, q := range []string{
 		`SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE oid = 'cnpj.office_lookups'::regclass`,
 		`SELECT indisunique FROM pg_index WHERE indexrelid = 'cnpj.office_lookups_pkey'::regclass`,
-		`SELECT indnkeyatts = 5 FROM pg_index WHERE indexrelid = 'cnpj.office_lookups_activity'::regclass`,
+		`SELECT indnkeyatts = 1 AND indnatts = 6 FROM pg_index WHERE indexrelid = 'cnpj.office_lookups_activity'::regclass`,
 	} {
 		var ok bool
 		if err := d.Get(&ok, q); err != nil || !ok {
