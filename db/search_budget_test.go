@@ -258,7 +258,8 @@ func TestRareNatureReadThroughItsIndex(t *testing.T) {
 // them all), none walking the offices in key order, here without a walk
 // budget to end it. A fact most of the
 // activity's offices have is walked as before (the probe finds more than
-// a collect's worth). Paging visits every match once, in key order.
+// a collect's worth). Paging visits every match once, in key order, and
+// a probed first page counts its matches exactly.
 func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
@@ -304,7 +305,10 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 		}
 		pages := 0
 		for _, s := range searches.statements {
-			if strings.Contains(s, "SELECT coalesce(array_agg(k ORDER BY k)") {
+			// A page's statement (a count's that found every match
+			// gives the page too, and is none of these).
+			if (strings.Contains(s, "SELECT coalesce(array_agg(k ORDER BY k)") || strings.Contains(s, "FROM m ORDER BY k LIMIT")) &&
+				!strings.Contains(s, "EXPLAIN") {
 				pages++
 			}
 		}
@@ -313,6 +317,15 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 			t.Errorf("%s: %d pages of %d collected, want every page read from the probe's keys, none walked", c.where, collected, pages)
 		case !c.probed && (pages == 0 || collected > 0):
 			t.Errorf("%s: %d pages of %d collected, want the offices walked in key order (most of the activity's have the facts)", c.where, collected, pages)
+		}
+		// The first page reads every probed match: it counts them, where
+		// the count (up to one match: withPageOf) said an estimate.
+		first, err := store.SearchOffices(context.Background(), withPageOf(q, limit))
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case c.probed && (first.Count != int64(len(want)) || !first.Exact):
+			t.Errorf("%s: first page count %d (exact %v), want %d exactly", c.where, first.Count, first.Exact, len(want))
 		}
 		probes := 0
 		for _, s := range searches.statements {
