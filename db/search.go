@@ -1031,13 +1031,8 @@ func page(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *whe
 		// did (an unlisted side activity) reads all of them to sort them:
 		// a first page whose count ran out of its budget and said the
 		// estimate counts them on the way (6 said for 586 offices, cold).
-		keys, n, err := boundedCollect(ctx, d, sh, w, live, limit)
-		if err != nil {
-			return nil, err
-		}
-		if n <= int64(collectMax) {
-			p.Count, p.Exact = n, true
-			return keys, nil
+		if keys, ok, err := countedCollect(ctx, d, sh, w, p, live, limit); err != nil || ok {
+			return keys, err
 		}
 	}
 	// A search known to be small is collected: read whole through the
@@ -1144,11 +1139,11 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 			return keys, err
 		}
 	}
-	keys, n, err := boundedCollect(ctx, d, sh, w, live, limit)
+	keys, ok, err := countedCollect(ctx, d, sh, w, p, live, limit)
 	if err != nil {
 		return nil, err
 	}
-	if n > int64(collectMax) {
+	if !ok {
 		// Matches by the ten thousand: a walk meets a page of them soon,
 		// and this one ran out for another reason (a machine slow at
 		// that moment). It walks to its end, as PostgreSQL chose, and
@@ -1156,10 +1151,21 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		return branchesPage(ctx, d, q, sh, w, live, limit, false)
 	}
 	p.Collected = true
+	return keys, nil
+}
+
+// countedCollect reads a page collected (boundedCollect), and a first
+// page whose count said PostgreSQL's estimate takes the collect's exact
+// count; ok is false past collectMax matches, the keys then not the page's.
+func countedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, p *SearchPage, live, limit string) (keys pq.StringArray, ok bool, err error) {
+	keys, n, err := boundedCollect(ctx, d, sh, w, live, limit)
+	if err != nil || n > int64(collectMax) {
+		return nil, false, err
+	}
 	if w.after == "" && !p.Exact {
 		p.Count, p.Exact = n, true
 	}
-	return keys, nil
+	return keys, true, nil
 }
 
 // collectMax is how many matches a page collected past the walk budget
