@@ -486,23 +486,26 @@ func companyCode(field, column string, width int, ops ...string) FilterSpec {
 	return s
 }
 
-// simplesSpec is an option of the Simples row (s.column), which the
-// company's row folds in and office_lookups (l) holds: a fact of
-// activityFacts.
+// simplesSpec is an option of the company's Simples enrolment, as its
+// row folds it in (c.column) and office_lookups (l) holds it: a fact of
+// activityFacts. The company's, not its root's Simples row: an office
+// whose company row is missing shows none (its record's company is null),
+// and matched one when the walk joined the Simples rows by root.
 func simplesSpec(field, column string) FilterSpec {
 	return FilterSpec{Field: field, Type: Bool, Ops: []string{OpEq}, cond: func(w *where, f Filter) string {
-		w.simples = true
+		w.company = true
 		w.facts = append(w.facts, "coalesce(l."+column+", false) = "+w.arg(f.Bool))
-		return "coalesce(s." + column + ", false) = " + w.arg(f.Bool)
+		return "coalesce(c." + column + ", false) = " + w.arg(f.Bool)
 	}}
 }
 
 // simplesDates bounds the date an optant enrolled; a company no longer
-// enrolled has no such date (the answer's since is null).
-// Its index holds the optants alone (see rangeScan).
+// enrolled has no such date (the answer's since is null). Its index holds
+// the optants alone (see rangeScan), on the Simples rows; the company's
+// join keeps out a root without a company row (see simplesSpec).
 func simplesDates(field, optant, column string) FilterSpec {
 	return FilterSpec{Field: field, Type: Date, Ops: []string{OpGte, OpLte}, cond: func(w *where, f Filter) string {
-		w.simples = true
+		w.simples, w.company = true, true
 		return w.ranged(field, LiveSchema+".simples s", column, "s.root", "o.root",
 			optant+" AND "+bound(w, column, f.Op, f.Date.Format(time.DateOnly)))
 	}}

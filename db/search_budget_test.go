@@ -353,3 +353,55 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSimplesOfTheCompanyOnly: the Simples filters are the company's, as
+// the records show them. An office whose company row is missing shows no
+// Simples enrolment (the company's row folds it in), and no Simples filter
+// matches it, its root's Simples row notwithstanding: walked in key order,
+// probed from the activity's facts or from an enrolment date's index, the
+// same offices.
+func TestSimplesOfTheCompanyOnly(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const orphan = "77000001000100"
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, main_activity, status) VALUES ($1, left($1, 8), true, '9492800', '02')`, orphan)
+	dbtest.MustExec(t, d, `INSERT INTO cnpj.simples VALUES (left($1, 8), true, '2001-01-01', NULL, true, '2001-01-01', NULL)`, orphan)
+	dbtest.Fold(t, d)
+	for _, table := range []string{"offices", "simples", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+
+	activity := db.Filter{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
+	active := db.Filter{Field: "status.id", Op: db.OpIn, Ints: []int{2}}
+	optant := func(field string) db.Filter { return db.Filter{Field: field, Op: db.OpEq, Bool: true} }
+	since := func(field string, year int) db.Filter { // the orphan's enrolment (2001) and the fixture's
+		return db.Filter{Field: field, Op: db.OpLte, Date: time.Date(year, 6, 30, 0, 0, 0, 0, time.UTC)}
+	}
+	inCompanies := "root IN (SELECT root FROM cnpj.companies WHERE "
+	for _, c := range []struct {
+		filters []db.Filter
+		where   string
+	}{
+		{[]db.Filter{activity, active}, "main_activity = '9492800' AND status = '02'"}, // the orphan is found
+		{[]db.Filter{activity, active, optant("company.simples.optant")}, "main_activity = '9492800' AND status = '02' AND " + inCompanies + "simples_optant)"},
+		{[]db.Filter{activity, optant("company.simei.optant")}, "main_activity = '9492800' AND " + inCompanies + "simei_optant)"},
+		{[]db.Filter{active, optant("company.simples.optant"), optant("company.simei.optant")}, "status = '02' AND " + inCompanies + "simples_optant AND simei_optant)"},
+		{[]db.Filter{since("company.simples.since", 2014)}, inCompanies + "simples_optant AND simples_since <= '2014-06-30')"},
+		{[]db.Filter{since("company.simei.since", 2021)}, inCompanies + "simei_optant AND simei_since <= '2021-06-30')"},
+	} {
+		var want []string
+		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE `+c.where+` ORDER BY tax_id`); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: no office written", c.where)
+		}
+		q := withPageOf(db.Search{Filters: c.filters, Snapshot: snapshot}, 1000)
+		if got := pageThrough(t, store.SearchOffices, q); !slices.Equal(got, want) {
+			t.Errorf("%s: paged %d offices (the orphan among them: %v), want %d (%v)", c.where,
+				len(got), slices.Contains(got, orphan), len(want), slices.Contains(want, orphan))
+		}
+	}
+}
