@@ -405,3 +405,93 @@ func TestSimplesOfTheCompanyOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestActivitiesWithFactsProbed: activities.id.in (main or side) with a
+// company's fact, of a code few offices have as a side activity, is
+// probed as a main activity is: the main activity's offices from
+// office_lookups_activity, the side activity's through
+// offices_side_activities, each with its company's facts. Beside
+// dbtest.LoadExclusiveFilters' offices, 100 others have the activity as a
+// side one (two of their companies Simples optants), and so does one of
+// the activity's own optants (found once).
+func TestActivitiesWithFactsProbed(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.offices SET side_activities = CASE
+			WHEN root::int % 1000 = 1 OR root = '90099920' THEN ARRAY[lpad((root::int % 10)::text, 7, '0'), '9492800']
+			ELSE ARRAY[lpad((root::int % 10)::text, 7, '0'), lpad((root::int % 3 + 10)::text, 7, '0')] END
+		WHERE root LIKE '900%';
+		UPDATE cnpj.simples SET simples_optant = true WHERE root IN ('90001001', '90050001');
+		ALTER TABLE cnpj.offices ALTER side_activities SET STATISTICS 1`)
+	dbtest.Fold(t, d)
+	for _, table := range []string{"offices", "companies", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	var listed bool
+	if err := d.Get(&listed, `SELECT coalesce('9492800' = ANY (most_common_elems::text::text[]), false) FROM pg_stats
+		WHERE schemaname = 'cnpj' AND tablename = 'offices' AND attname = 'side_activities'`); err != nil || listed {
+		t.Fatalf("the statistics list the side activity (%v): the test's premise does not hold", err)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	searches := &recordedSearches{QueryerContext: store.Searches}
+	store.Searches = searches
+
+	activities := db.Filter{Field: "activities.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
+	code := func(field string, v int) db.Filter { return db.Filter{Field: field, Op: db.OpIn, Ints: []int{v}} }
+	inCompanies := "root IN (SELECT root FROM cnpj.companies WHERE "
+	for _, c := range []struct {
+		filters []db.Filter
+		where   string
+		n       int  // -1: more than a page
+		probed  bool // few enough to be the page's keys
+	}{
+		{[]db.Filter{activities, {Field: "company.simples.optant", Op: db.OpEq, Bool: true}}, inCompanies + "simples_optant)", 5 + 2, true},
+		{[]db.Filter{activities, code("company.nature.id", 2143)}, inCompanies + "nature = '2143')", 0, true},
+		{[]db.Filter{activities, code("company.size.id", 1), code("status.id", 8)}, inCompanies + "size = '01') AND status = '08'", -1, true},
+		{[]db.Filter{activities, code("company.size.id", 5)}, inCompanies + "size = '05')", -1, false},
+	} {
+		var want []string
+		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE (main_activity = '9492800' OR '9492800' = ANY (side_activities)) AND `+c.where+` ORDER BY tax_id`); err != nil {
+			t.Fatal(err)
+		}
+		if c.n >= 0 && len(want) != c.n || c.n < 0 && (len(want) <= 2 || c.probed == (len(want) > 1000)) {
+			t.Fatalf("%s: %d offices written, want %d (-1: more than a page, at most 1,000 when probed)", c.where, len(want), c.n)
+		}
+		searches.statements = nil
+		limit := 2
+		if c.n < 0 {
+			limit = 100
+		}
+		got := pageThrough(t, store.SearchOffices, withPageOf(db.Search{Filters: c.filters, Snapshot: snapshot}, limit))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: paged %d offices %v, want %d", c.where, len(got), got[:min(len(got), 10)], len(want))
+		}
+		if collected, pages := searches.collected(), searches.pagesRead(); c.probed && collected != pages {
+			t.Errorf("%s: %d pages of %d collected, want every page read from the probe's keys", c.where, collected, pages)
+		}
+		probes := 0
+		for _, s := range searches.statements {
+			parts := strings.Split(s, ";")
+			i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(p, "office_lookups l") })
+			if i < 0 {
+				continue
+			}
+			probes++
+			var plan []string
+			if err := d.Select(&plan, "EXPLAIN "+parts[i]); err != nil {
+				t.Fatal(err)
+			}
+			p := strings.Join(plan, "\n")
+			for _, index := range []string{"Index Only Scan using office_lookups_activity", "offices_side_activities"} {
+				if !strings.Contains(p, index) {
+					t.Errorf("%s: the probe does not read %s:\n%s", c.where, index, p)
+				}
+			}
+		}
+		if probes == 0 {
+			t.Errorf("%s: not probed", c.where)
+		}
+	}
+}
