@@ -25,6 +25,43 @@ func (r *recordedSearches) QueryRowxContext(ctx context.Context, query string, a
 	return r.QueryerContext.QueryRowxContext(ctx, query, args...)
 }
 
+// probedSearch is a search of an activity's offices with their companies'
+// facts, the offices it finds (where, on cnpj.offices) and how many.
+type probedSearch struct {
+	filters []db.Filter
+	where   string
+	n       int  // -1: more than a page
+	probed  bool // few enough to be the page's keys
+}
+
+// recordingStore is a Store on d whose searches are recorded.
+func recordingStore(d *sqlx.DB) (*db.Store, *recordedSearches) {
+	store := db.NewStore(d, db.StoreOptions{})
+	searches := &recordedSearches{QueryerContext: store.Searches}
+	store.Searches = searches
+	return store, searches
+}
+
+// factsProbePlans are the plans (EXPLAIN on d) of the recorded probes of
+// an activity's facts (activityFacts), which read office_lookups as l.
+func (r *recordedSearches) factsProbePlans(t *testing.T, d *sqlx.DB) []string {
+	t.Helper()
+	var plans []string
+	for _, s := range r.statements {
+		parts := strings.Split(s, ";")
+		i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(p, "office_lookups l") })
+		if i < 0 {
+			continue
+		}
+		var plan []string
+		if err := d.Select(&plan, "EXPLAIN "+parts[i]); err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, strings.Join(plan, "\n"))
+	}
+	return plans
+}
+
 // walkedOn counts the statements run under ten times a budget of 1 ms:
 // a walk no index would narrow, run on.
 func (r *recordedSearches) walkedOn() int { return r.underTimeout(10) }
@@ -92,9 +129,7 @@ func TestExclusiveFiltersCollectedPastTheWalkBudget(t *testing.T) {
 	snapshot := dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
 	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
-	store := db.NewStore(d, db.StoreOptions{})
-	searches := &recordedSearches{QueryerContext: store.Searches}
-	store.Searches = searches
+	store, searches := recordingStore(d)
 
 	activity := db.Filter{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
 	optant := func(field string, v bool) db.Filter { return db.Filter{Field: field, Op: db.OpEq, Bool: v} }
@@ -178,9 +213,7 @@ func TestCollectPastTheBudgetBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.SetCollectMax(3)()
-	store := db.NewStore(d, db.StoreOptions{})
-	searches := &recordedSearches{QueryerContext: store.Searches}
-	store.Searches = searches
+	store, searches := recordingStore(d)
 	q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: time.Millisecond, Filters: []db.Filter{
 		{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}},
 		{Field: "status.id", Op: db.OpIn, Ints: []int{2}},
@@ -229,9 +262,7 @@ func TestRareNatureReadThroughItsIndex(t *testing.T) {
 	if len(want) != 50 {
 		t.Fatalf("%d cooperatives of the activity written, want 50", len(want))
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	searches := &recordedSearches{QueryerContext: store.Searches}
-	store.Searches = searches
+	store, searches := recordingStore(d)
 	q := db.Search{Snapshot: snapshot, WalkBudget: 100 * time.Millisecond, Filters: []db.Filter{
 		{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}},
 		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2143}},
@@ -278,21 +309,14 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := dbtest.LoadFixture(t, d)
 	dbtest.LoadExclusiveFilters(t, d)
-	store := db.NewStore(d, db.StoreOptions{})
-	searches := &recordedSearches{QueryerContext: store.Searches}
-	store.Searches = searches
+	store, searches := recordingStore(d)
 
 	activity := db.Filter{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
 	optant := func(field string, v bool) db.Filter { return db.Filter{Field: field, Op: db.OpEq, Bool: v} }
 	code := func(field, op string, v int) db.Filter { return db.Filter{Field: field, Op: op, Ints: []int{v}} }
 	inSimples := "root IN (SELECT root FROM cnpj.simples WHERE "
 	inCompanies := "root IN (SELECT root FROM cnpj.companies WHERE "
-	for _, c := range []struct {
-		filters []db.Filter
-		where   string
-		n       int  // -1: more than a page
-		probed  bool // few enough to be the page's keys
-	}{
+	for _, c := range []probedSearch{
 		{[]db.Filter{activity, code("company.size.id", db.OpIn, 1)}, inCompanies + "size = '01')", 6, true},
 		{[]db.Filter{activity, code("status.id", db.OpIn, 2), optant("company.simples.optant", true)},
 			"status = '02' AND " + inSimples + "simples_optant)", 4, true},
@@ -332,23 +356,13 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 		case c.probed && (first.Count != int64(len(want)) || !first.Exact):
 			t.Errorf("%s: first page count %d (exact %v), want %d exactly", c.where, first.Count, first.Exact, len(want))
 		}
-		probes := 0
-		for _, s := range searches.statements {
-			parts := strings.Split(s, ";")
-			i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(p, "office_lookups l") })
-			if i < 0 {
-				continue
-			}
-			probes++
-			var plan []string
-			if err := d.Select(&plan, "EXPLAIN "+parts[i]); err != nil {
-				t.Fatal(err)
-			}
-			if p := strings.Join(plan, "\n"); !strings.Contains(p, "Index Only Scan using office_lookups_activity") {
+		plans := searches.factsProbePlans(t, d)
+		for _, p := range plans {
+			if !strings.Contains(p, "Index Only Scan using office_lookups_activity") {
 				t.Errorf("%s: the probe does not read office_lookups_activity alone:\n%s", c.where, p)
 			}
 		}
-		if probes == 0 {
+		if len(plans) == 0 {
 			t.Errorf("%s: not probed", c.where)
 		}
 	}
@@ -434,19 +448,12 @@ func TestActivitiesWithFactsProbed(t *testing.T) {
 		WHERE schemaname = 'cnpj' AND tablename = 'offices' AND attname = 'side_activities'`); err != nil || listed {
 		t.Fatalf("the statistics list the side activity (%v): the test's premise does not hold", err)
 	}
-	store := db.NewStore(d, db.StoreOptions{})
-	searches := &recordedSearches{QueryerContext: store.Searches}
-	store.Searches = searches
+	store, searches := recordingStore(d)
 
 	activities := db.Filter{Field: "activities.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
 	code := func(field string, v int) db.Filter { return db.Filter{Field: field, Op: db.OpIn, Ints: []int{v}} }
 	inCompanies := "root IN (SELECT root FROM cnpj.companies WHERE "
-	for _, c := range []struct {
-		filters []db.Filter
-		where   string
-		n       int  // -1: more than a page
-		probed  bool // few enough to be the page's keys
-	}{
+	for _, c := range []probedSearch{
 		{[]db.Filter{activities, {Field: "company.simples.optant", Op: db.OpEq, Bool: true}}, inCompanies + "simples_optant)", 5 + 2, true},
 		{[]db.Filter{activities, code("company.nature.id", 2143)}, inCompanies + "nature = '2143')", 0, true},
 		{[]db.Filter{activities, code("company.size.id", 1), code("status.id", 8)}, inCompanies + "size = '01') AND status = '08'", -1, true},
@@ -471,26 +478,15 @@ func TestActivitiesWithFactsProbed(t *testing.T) {
 		if collected, pages := searches.collected(), searches.pagesRead(); c.probed && collected != pages {
 			t.Errorf("%s: %d pages of %d collected, want every page read from the probe's keys", c.where, collected, pages)
 		}
-		probes := 0
-		for _, s := range searches.statements {
-			parts := strings.Split(s, ";")
-			i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(p, "office_lookups l") })
-			if i < 0 {
-				continue
-			}
-			probes++
-			var plan []string
-			if err := d.Select(&plan, "EXPLAIN "+parts[i]); err != nil {
-				t.Fatal(err)
-			}
-			p := strings.Join(plan, "\n")
+		plans := searches.factsProbePlans(t, d)
+		for _, p := range plans {
 			for _, index := range []string{"Index Only Scan using office_lookups_activity", "offices_side_activities"} {
 				if !strings.Contains(p, index) {
 					t.Errorf("%s: the probe does not read %s:\n%s", c.where, index, p)
 				}
 			}
 		}
-		if probes == 0 {
+		if len(plans) == 0 {
 			t.Errorf("%s: not probed", c.where)
 		}
 	}
