@@ -132,6 +132,17 @@ func (c *Codes) stateWalkLength() int {
 // companies than the bench dump's.
 const minStateWalk = 5000
 
+// FewCompanyWords reports whether every value has a word held by fewer
+// than n companies, by the statistics (a word they do not list, by the
+// least they do); false without them.
+func (c *Codes) FewCompanyWords(values [][]string, n float64) bool {
+	s := c.companyWords
+	if s == nil {
+		return false
+	}
+	return c.companyWordsUnder(values, n*n/s.rows)
+}
+
 // companyWordsUnder reports whether every value has a word held by fewer
 // than sqrt(ratio × rows) companies, by the statistics; false without
 // them.

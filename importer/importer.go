@@ -705,7 +705,7 @@ var buildCosts = map[string]float64{
 	"office_signatures_state":    0.5,
 	"office_lookups_pkey":        0.6,
 	"office_lookups_activity":    1.0,
-	"companies_name_words":       1.8,
+	"companies_name_words":       2.0,
 	"offices_root":               1.1,
 	"offices_municipality":       1.9,
 	"offices_activity":           2.0,

@@ -23,8 +23,16 @@ CREATE UNIQUE INDEX simples_periods_pkey ON simples_periods (root, regime, since
 CREATE INDEX offices_zip ON offices (zip) WITH (fillfactor = 100);
 -- Search (GET /office, GET /person; docs/api.md "Search"). Names match by
 -- words: each name's words array, GIN-indexed, answers "every word of the
--- value occurs" (@>) without reading the rows that lack one.
-CREATE INDEX companies_name_words ON companies USING gin (name_words);
+-- value occurs" (@>) without reading the rows that lack one. The
+-- companies' index holds their facts too, as words of a second column
+-- (db/search.go, companyFacts: the same expression), so that a name with
+-- a Simples or SIMEI option, a size or a legal nature reads only the
+-- companies that have both: "igreja" with the Simples optants, none on
+-- the bench dump, 1.9 ms instead of 40 (the word's 9,788 companies read).
+-- It costs the build 0.1-0.4 s of 1.6-1.9 and the index 12 % more.
+CREATE INDEX companies_name_words ON companies USING gin (name_words,
+    (array_remove(ARRAY[CASE WHEN simples_optant THEN 'simples' END, CASE WHEN simei_optant THEN 'simei' END,
+        'size' || size, 'nature' || nature], NULL)));
 CREATE INDEX offices_alias_words ON offices USING gin (alias_words) WHERE alias_words IS NOT NULL;
 CREATE INDEX persons_name_words ON persons USING gin (name_words);
 -- Codes searched on their own or together: activity within a municipality,

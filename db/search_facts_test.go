@@ -1,0 +1,149 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cnpjgraph/cnpjgraph/db"
+	"github.com/cnpjgraph/cnpjgraph/db/dbtest"
+	"github.com/jmoiron/sqlx"
+)
+
+// companiesRead is a Store's search queryer that EXPLAINs each count and
+// page statement before running it, keeping the most buffers one read of
+// the companies (their table and its indexes).
+type companiesRead struct {
+	sqlx.QueryerContext
+	t    *testing.T
+	d    *sqlx.DB
+	most int64
+}
+
+func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	for _, part := range strings.Split(query, "; ") {
+		if strings.HasPrefix(part, "WITH ") || strings.HasPrefix(part, "SELECT coalesce(array_agg(k ORDER BY k)") {
+			_, _, plan := explainPage(c.t, c.d, part)
+			var explained []struct{ Plan companiesNode }
+			if err := json.Unmarshal([]byte(plan), &explained); err != nil || len(explained) == 0 {
+				c.t.Fatalf("plan %s: %v", plan, err)
+			}
+			c.most = max(c.most, explained[0].Plan.companiesBuffers())
+		}
+	}
+	return c.QueryerContext.QueryRowxContext(ctx, query, args...)
+}
+
+// companiesNode is a plan node, as much of it as companiesBuffers reads.
+type companiesNode struct {
+	Relation string          `json:"Relation Name"`
+	Index    string          `json:"Index Name"`
+	Hit      int64           `json:"Shared Hit Blocks"`
+	Read     int64           `json:"Shared Read Blocks"`
+	Plans    []companiesNode `json:"Plans"`
+}
+
+// companiesBuffers are the buffers the nodes reading the companies read
+// (each with the nodes under it).
+func (n companiesNode) companiesBuffers() int64 {
+	if n.Relation == "companies" || strings.HasPrefix(n.Index, "companies_") {
+		return n.Hit + n.Read
+	}
+	var sum int64
+	for _, c := range n.Plans {
+		sum += c.companiesBuffers()
+	}
+	return sum
+}
+
+// TestNameWithCompanyFactsFromTheIndex: dbtest.LoadExclusiveFilters'
+// 100,000 companies, every twentieth named IGREJA (5,000 churches, 5 % of
+// the companies), the churches neither Simples optants nor micro companies
+// but for a few spread over the key order (4 optants, one of them SIMEI
+// ones too, 4 micro companies, one of them an optant) and two of a rare
+// legal nature. PostgreSQL multiplies the
+// word's share by a fact's and expects hundreds of matches where there
+// are a few: a name with a company's fact is counted all the same (its
+// first page says the exact count), and every page reads the companies
+// holding both the word and the fact from the index of the companies'
+// names (companies_name_words holds their facts), never the word's 5,000
+// companies: each count and page statement reads at most 100 buffers of
+// the companies (the word's alone: 1,000 and more). Paging visits
+// the matches once each, in key order, as SQL on the tables finds them.
+func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const churches = `root BETWEEN '90000001' AND '90100000' AND CASE WHEN root ~ '^[0-9]{8}$' THEN root::int % 20 = 0 END`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.companies SET name = 'IGREJA ' || root, name_words = '{igreja}',
+			size = CASE WHEN root IN ('90000040', '90030000', '90040000', '90080000') THEN '01' ELSE '05' END,
+			nature = CASE WHEN root IN ('90000020', '90050000') THEN '2143' END
+		WHERE `+churches+`;
+		UPDATE cnpj.simples SET simples_optant = root IN ('90000020', '90030000', '90060000', '90099980'),
+			simei_optant = root = '90060000'
+		WHERE `+churches)
+	dbtest.Fold(t, d)
+	// In key order again, as an import writes them: updated, the churches
+	// sat together in 74 pages, which hid a read of them all.
+	dbtest.MustExec(t, d, "CLUSTER cnpj.companies USING companies_pkey")
+	for _, table := range []string{"companies", "simples", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d}
+	store.Searches = read
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	names := db.Filter{Field: "names", Op: db.OpIn, Words: [][]string{{"igreja"}}}
+	companyName := db.Filter{Field: "company.name", Op: db.OpIn, Words: [][]string{{"igreja"}}}
+	simples := db.Filter{Field: "company.simples.optant", Op: db.OpEq, Bool: true}
+	for _, c := range []struct {
+		filters []db.Filter
+		where   string // on the churches (c)
+		n       int
+	}{
+		{[]db.Filter{names, simples}, "c.simples_optant", 4},
+		{[]db.Filter{names, {Field: "company.size.id", Op: db.OpIn, Ints: []int{1}}}, "c.size = '01'", 4},
+		{[]db.Filter{companyName, {Field: "company.simei.optant", Op: db.OpEq, Bool: true}}, "c.simei_optant", 1},
+		{[]db.Filter{names, {Field: "company.nature.id", Op: db.OpIn, Ints: []int{2143, 2062}}}, "c.nature IN ('2143', '2062')", 2},
+		{[]db.Filter{names, simples, {Field: "company.size.id", Op: db.OpIn, Ints: []int{1, 3}}}, "c.simples_optant AND c.size IN ('01', '03')", 1},
+	} {
+		var want []string
+		if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+			WHERE c.name_words @> '{igreja}' AND `+c.where+` ORDER BY o.tax_id`); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != c.n {
+			t.Fatalf("%s: %d offices written, want %d", c.where, len(want), c.n)
+		}
+		read.most = 0
+		q := db.Search{Filters: c.filters, Snapshot: snapshot, Limit: 2, CountLimit: 1000, CountBudget: time.Second, CollectBelow: 1000}
+		first, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.Exact || first.Count != int64(c.n) {
+			t.Errorf("%s: the first page counted %d (exact %v), want exactly %d", c.where, first.Count, first.Exact, c.n)
+		}
+		// The next pages, as their tokens carry the first page's count.
+		got := first.Keys
+		for p := first; p.HasNext; {
+			q.After, q.Count, q.Exact, q.Collected = p.Keys[len(p.Keys)-1], first.Count, first.Exact, p.Collected
+			if p, err = store.SearchOffices(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, p.Keys...)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: paged %v, want %v", c.where, got, want)
+		}
+		if read.most > 100 {
+			t.Errorf("%s: a statement read %d buffers of the companies, want at most 100", c.where, read.most)
+		}
+	}
+}
