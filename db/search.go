@@ -741,8 +741,8 @@ type branch struct {
 	// collectCap of them, and walked only past that (see cappedPage).
 	capped bool
 	// paged, when set, is how a page (not a count, nor a collect) reads
-	// this branch's matches.
-	paged *branch
+	// this branch's matches; collected, how a collect reads them.
+	paged, collected *branch
 }
 
 // factsTriedWords bounds the companies of a name whose count is tried
@@ -847,7 +847,8 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 			alias.capped = !w.codes.CommonAliasWords(w.names)
 		}
-		company := branch{from: from(true), cond: wordsIn("c.name_words", OpIn, names), after: after(true)}
+		nameCond := wordsIn("c.name_words", OpIn, names)
+		company := branch{from: from(true), cond: nameCond, after: after(true)}
 		if w.codes.RareCompanyWords(w.names) || (len(w.conds) > 0 && !w.codes.StateWalkWords(w.names)) {
 			// The word's companies, read whole through the GIN index and
 			// sorted by root, then each one's offices in key order until
@@ -885,6 +886,22 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			}
 			signed := "(" + companies + " ORDER BY c.root OFFSET 0) c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
 			company.paged = &branch{from: fromOffices(signed, false), after: after(false)}
+		}
+		if len(w.nameFacts) > 0 {
+			// A name with a company's fact, collected: the companies that
+			// have both, from the index of their names (companyFacts), then
+			// each one's offices by root. Left to join them, PostgreSQL
+			// expected the companies as many as independent shares make
+			// them and read every office with a status for "associacao"
+			// with the Simples optants (none): a collect it would not
+			// narrow, so the page walked on past its budget (0.6 s).
+			conds := []string{nameCond}
+			for _, f := range w.nameFacts {
+				conds = append(conds, f.indexed)
+			}
+			companies := "(SELECT c.* FROM " + LiveSchema + ".companies c WHERE " + strings.Join(conds, " AND ") +
+				" OFFSET 0) c CROSS JOIN LATERAL (SELECT o.* FROM " + LiveSchema + ".offices o WHERE o.root = c.root OFFSET 0) o"
+			company.collected = &branch{from: fromOffices(companies, false), after: after(false)}
 		}
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
@@ -1171,6 +1188,9 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 		if b.paged != nil && !collect {
 			b = *b.paged
 		}
+		if b.collected != nil && collect {
+			b = *b.collected
+		}
 		keyset := w.keyset(b)
 		if collect {
 			b.order = sh.key + " || ''"
@@ -1269,6 +1289,9 @@ func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 	with := make([]string, len(sh.branches))
 	bounded := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
+		if b.collected != nil {
+			b = *b.collected
+		}
 		name := "c" + strconv.Itoa(i)
 		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + ")"
 		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(collectMax+1) + ")"

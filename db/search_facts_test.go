@@ -75,24 +75,7 @@ func (n companiesNode) companiesBuffers() int64 {
 // the matches once each, in key order, as SQL on the tables finds them.
 func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
 	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
-	const churches = `root BETWEEN '90000001' AND '90100000' AND CASE WHEN root ~ '^[0-9]{8}$' THEN root::int % 20 = 0 END`
-	dbtest.MustExec(t, d, `
-		UPDATE cnpj.companies SET name = 'IGREJA ' || root, name_words = '{igreja}',
-			size = CASE WHEN root IN ('90000040', '90030000', '90040000', '90080000') THEN '01' ELSE '05' END,
-			nature = CASE WHEN root IN ('90000020', '90050000') THEN '2143' END
-		WHERE `+churches+`;
-		UPDATE cnpj.simples SET simples_optant = root IN ('90000020', '90030000', '90060000', '90099980'),
-			simei_optant = root = '90060000'
-		WHERE `+churches)
-	dbtest.Fold(t, d)
-	// In key order again, as an import writes them: updated, the churches
-	// sat together in 74 pages, which hid a read of them all.
-	dbtest.MustExec(t, d, "CLUSTER cnpj.companies USING companies_pkey")
-	for _, table := range []string{"companies", "simples", "office_lookups"} {
-		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
-	}
+	snapshot := loadChurches(t, d)
 	store := db.NewStore(d, db.StoreOptions{})
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d}
 	store.Searches = read
@@ -145,5 +128,71 @@ func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
 		if read.most > 100 {
 			t.Errorf("%s: a statement read %d buffers of the companies, want at most 100", c.where, read.most)
 		}
+	}
+}
+
+// loadChurches writes dbtest.LoadExclusiveFilters' offices and companies,
+// every twentieth company named IGREJA (5,000 churches), the others
+// EMPRESA (95,000), their facts as TestNameWithCompanyFactsFromTheIndex
+// and TestCommonNameWithFactsCollected say, in key order, folded and
+// analyzed, and returns the live snapshot.
+func loadChurches(t *testing.T, d *sqlx.DB) int64 {
+	t.Helper()
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
+	const churches = `CASE WHEN root ~ '^[0-9]{8}$' THEN root::int % 20 = 0 END`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.companies SET name = 'IGREJA ' || root, name_words = '{igreja}',
+			size = CASE WHEN root IN ('90000040', '90030000', '90040000', '90080000') THEN '01' ELSE '05' END,
+			nature = CASE WHEN root IN ('90000020', '90050000') THEN '2143' END
+		WHERE `+written+` AND `+churches+`;
+		UPDATE cnpj.companies SET name_words = '{empresa}',
+			size = CASE WHEN root IN ('90000001', '90050001', '90099999') THEN '05' ELSE '01' END
+		WHERE `+written+` AND NOT `+churches+`;
+		UPDATE cnpj.simples SET simples_optant = root IN ('90000020', '90030000', '90060000', '90099980'),
+			simei_optant = root = '90060000'
+		WHERE `+written+` AND `+churches)
+	dbtest.Fold(t, d)
+	// In key order again, as an import writes them: updated, the churches
+	// sat together in 74 pages, which hid a read of them all.
+	dbtest.MustExec(t, d, "CLUSTER cnpj.companies USING companies_pkey")
+	for _, table := range []string{"companies", "simples", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	return snapshot
+}
+
+// TestCommonNameWithFactsCollected: a name of 95,000 companies (EMPRESA,
+// loadChurches), all micro companies but three spread over the key order
+// (the first company, one in the middle, the last), with the companies of
+// size 05. A name that common is not counted (factsTriedWords), and
+// PostgreSQL, multiplying the shares, expects a page soon: the walk runs
+// out of its budget (1 ms) before the second match. The page is then
+// collected at once, not walked on: the collect reads the companies that
+// have both from the index of their names and each one's offices by
+// root, which PostgreSQL, left to join them, read whole (a collect no
+// index narrows). Paging visits the three once each, in key order.
+func TestCommonNameWithFactsCollected(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := loadChurches(t, d)
+	store, searches := recordingStore(d)
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: time.Millisecond, Filters: []db.Filter{
+		{Field: "names", Op: db.OpIn, Words: [][]string{{"empresa"}}},
+		{Field: "company.size.id", Op: db.OpIn, Ints: []int{5}},
+	}}, 2)
+	got := pageThrough(t, store.SearchOffices, q)
+	want := []string{"90000001000100", "90050001000100", "90099999000100"}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged %v, want %v", got, want)
+	}
+	if searches.collected() == 0 {
+		t.Error("no page collected")
+	}
+	if n := searches.walkedOn(); n > 0 {
+		t.Errorf("%d walks run on, want the page collected at once", n)
 	}
 }
