@@ -166,33 +166,47 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 // TestCommonNameWithFactsCollected: a name of 95,000 companies (EMPRESA,
 // loadChurches), all micro companies but three spread over the key order
 // (the first company, one in the middle, the last), with the companies of
-// size 05. A name that common is not counted (factsTriedWords), and
-// PostgreSQL, multiplying the shares, expects a page soon: the walk runs
-// out of its budget (1 ms) before the second match. The page is then
-// collected at once, not walked on: the collect reads the companies that
-// have both from the index of their names and each one's offices by
-// root, which PostgreSQL, left to join them, read whole (a collect no
-// index narrows). Paging visits the three once each, in key order.
+// size 05, as names.in and as company.name.in (and with a status only
+// the first has). A name that common is not counted (factsTriedWords),
+// and PostgreSQL, multiplying the shares, expects a page soon: the walk
+// runs out of its budget, a quarter of the search's (8 ms: 2 ms), before
+// the second match. The page is then collected at once, not walked on:
+// the collect reads the companies that have both from the index of their
+// names and each one's offices by root, which PostgreSQL, left to join
+// them, read whole (a collect no index narrows). Paging visits the
+// matches once each, in key order.
 func TestCommonNameWithFactsCollected(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadChurches(t, d)
-	store, searches := recordingStore(d)
-	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: time.Millisecond, Filters: []db.Filter{
-		{Field: "names", Op: db.OpIn, Words: [][]string{{"empresa"}}},
-		{Field: "company.size.id", Op: db.OpIn, Ints: []int{5}},
-	}}, 2)
-	got := pageThrough(t, store.SearchOffices, q)
-	want := []string{"90000001000100", "90050001000100", "90099999000100"}
-	if !slices.Equal(got, want) {
-		t.Errorf("paged %v, want %v", got, want)
-	}
-	if searches.collected() == 0 {
-		t.Error("no page collected")
-	}
-	if n := searches.walkedOn(); n > 0 {
-		t.Errorf("%d walks run on, want the page collected at once", n)
+	size5 := db.Filter{Field: "company.size.id", Op: db.OpIn, Ints: []int{5}}
+	all := []string{"90000001000100", "90050001000100", "90099999000100"}
+	for _, c := range []struct {
+		name    string
+		filters []db.Filter
+		want    []string
+	}{
+		{"names.in", []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all},
+		{"company.name.in", []db.Filter{{Field: "company.name", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all},
+		{"company.name.in with a status", []db.Filter{{Field: "company.name", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5,
+			{Field: "status.id", Op: db.OpIn, Ints: []int{2}}}, all[:1]},
+	} {
+		store, searches := recordingStore(d)
+		if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: 8 * time.Millisecond, Filters: c.filters}, 2)
+		got := pageThrough(t, store.SearchOffices, q)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: paged %v, want %v", c.name, got, c.want)
+		}
+		if searches.collected() == 0 {
+			t.Errorf("%s: no page collected", c.name)
+		}
+		if n := searches.underTimeout(2); n == 0 {
+			t.Errorf("%s: no walk within a quarter of the budget", c.name)
+		}
+		if n := searches.underTimeout(8) + searches.underTimeout(20); n > 0 {
+			t.Errorf("%s: %d walks within the whole budget or run on, want the page collected at once", c.name, n)
+		}
 	}
 }
