@@ -1,15 +1,15 @@
 # Sourced by scripts/bench.sh (make bench, make bench-search): the search
-# mix over the same import and server A (auth on). Nine realistic
+# mix over the same import and server A (auth on). Ten realistic
 # searches, each a set of values drawn from the import (a name word, a name
 # word + state, main activity + municipality, state + status + Simples
 # optant, founded range + size, a partner's name, an e-mail domain, a CEP
-# range, main activity + state), wrk picking one of the set's URLs at random per request at 8
+# range, main activity + state, a name word + a company's fact), wrk picking one of the set's URLs at random per request at 8
 # connections: first pages, then pages 51 reached by following next 50
 # times. Prints req/s, p50 and p99 per search (and the server's own p99 of
 # the first pages, from its access log) and the deep/first ratio.
 
 sq() { psqlq -c "$1" > "$2"; }
-echo "== search: drawing the values of the 9 searches from the import"
+echo "== search: drawing the values of the 10 searches from the import"
 states="ARRAY['SP','RJ','MG','RS','PR','BA','SC','GO','PE','CE']"
 sq "SELECT '/office?limit=10&names.in=' || w FROM (SELECT w FROM (SELECT unnest(name_words) w FROM cnpj.companies) t
     GROUP BY w HAVING count(*) BETWEEN 300 AND 30000 ORDER BY random() LIMIT 100) x" "$work/search-1.urls"
@@ -32,8 +32,15 @@ sq "SELECT '/office?limit=10&address.zip.gte=' || lpad(p::text, 2, '0') || '0000
 sq "SELECT '/office?limit=10&mainActivity.id.in=' || ltrim(a, '0') || '&address.state.in=' || s
     FROM (SELECT DISTINCT o.main_activity a FROM cnpj.offices o TABLESAMPLE SYSTEM (1) WHERE o.main_activity <> '8888888') x,
     unnest($states) s ORDER BY random() LIMIT 100" "$work/search-9.urls"
+# A name word with one of the company's facts the index of the names holds
+# beside their words (docs/api.md, "Search"): many matches or none.
+sq "SELECT '/office?limit=10&names.in=' || w || '&' || (ARRAY['company.simples.optant.eq=true', 'company.simei.optant.eq=true',
+    'company.size.id.in=1', 'company.size.id.in=5', 'company.nature.id.in=2062', 'company.nature.id.in=3999'])[1 + floor(random() * 6)::int]
+    FROM (SELECT w FROM (SELECT unnest(name_words) w FROM cnpj.companies) t
+    GROUP BY w HAVING count(*) BETWEEN 300 AND 30000 ORDER BY random() LIMIT 100) x" "$work/search-10.urls"
 search_names=("" "a name word" "a name word + state" "main activity + municipality" "state + status + Simples optant"
-  "founded range + size" "partner name (GET /person)" "e-mail domain" "CEP range" "main activity + state")
+  "founded range + size" "partner name (GET /person)" "e-mail domain" "CEP range" "main activity + state"
+  "a name word + company fact")
 
 # Pages 51: follow next 50 times from first pages with enough matches.
 deep_n=${BENCH_SEARCH_DEEP:-10}
@@ -49,7 +56,7 @@ deep() { # deep URL: prints the URL of page 51, or nothing
 }
 export -f deep
 export A key
-for n in 1 2 3 4 5 6 7 8 9; do
+for n in $(seq 1 10); do
   # Not piped into head: a closed pipe would kill the walks (SIGPIPE).
   shuf -n $((deep_n * 3 / 2)) "$work/search-$n.urls" | xargs -P 6 -I{} bash -c 'deep "$@"' _ {} > "$work/search-$n.deep.all"
   head -n "$deep_n" "$work/search-$n.deep.all" > "$work/search-$n.deep"
@@ -60,7 +67,7 @@ echo "== search: $reps rounds, ${search_secs}s per run, 8 connections"
 saved_secs=$secs
 secs=$search_secs
 for i in $(seq 1 "$reps"); do
-  for n in 1 2 3 4 5 6 7 8 9; do
+  for n in $(seq 1 10); do
     run "search $n first page" 8 "$A" "$key" "$work/search-$n.urls" "%s"
     [ -s "$work/search-$n.deep" ] && run "search $n page 51" 8 "$A" "$key" "$work/search-$n.deep" "%s"
   done
@@ -70,7 +77,7 @@ secs=$saved_secs
 search_report() {
   echo "== search: medians of $reps runs (8 connections, ${search_secs}s each); bar: p99 <= 50 ms, page 51 within 2x of the first"
   printf '%-36s %10s %10s %10s %10s   %10s %10s %10s   %s\n' search "first r/s" "p50 ms" "p99 ms" "server p99" "p51 r/s" "p50 ms" "p99 ms" "p99 p51/first"
-  for n in 1 2 3 4 5 6 7 8 9; do
+  for n in $(seq 1 10); do
     local f="search $n first page" d="search $n page 51"
     printf '%-36s %10.0f %10s %10s %10s   %10s %10s %10s   %s\n' "${search_names[$n]}" \
       "$(echo "${RPS[$f]}" | median)" "$(echo "${P50[$f]}" | median)" "$(echo "${P99[$f]}" | median)" "$(echo "${SP99[$f]}" | median)" \
