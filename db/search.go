@@ -105,21 +105,16 @@ type where struct {
 	// conditions on office_lookups (l), for activityFacts.
 	factActivity string
 	facts        []string
-	// nameFacts: the facts the index of the companies' names holds
-	// beside their words (companyFacts), their conditions on c and the
-	// same as the index reads them; with a company's name (names.in,
-	// company.name.in: companyNames, companyName) the search has the
-	// second.
-	nameFacts    []nameFact
+	// nameFacts: the search's conditions on a company's facts written
+	// as the index of the companies' names reads them (companyFacts),
+	// for the collect and the tried count of a company's name (names.in,
+	// company.name.in: companyNames, companyName).
+	nameFacts    []string
 	companyNames [][]string
 	companyName  string // company.name.in's condition
 	filters      int    // the search's filters, its conditions or not
 	after        string // the key a page starts after, as a literal; "" on a first page
 }
-
-// nameFact is a condition on a company's facts (cond, among the
-// search's) and the same condition on companyFacts (indexed).
-type nameFact struct{ cond, indexed string }
 
 // sel is "SELECT cols" of a branch under the search's conditions and
 // extra ones.
@@ -503,7 +498,7 @@ func companyCode(field, column string, width int, ops ...string) FilterSpec {
 			for i, code := range padded(f.Ints, width) {
 				terms[i] = column + code
 			}
-			w.nameFacts = append(w.nameFacts, nameFact{c, companyFacts("c") + " && " + w.arg(pq.Array(terms)) + "::text[]"})
+			w.nameFacts = append(w.nameFacts, companyFacts("c")+" && "+w.arg(pq.Array(terms))+"::text[]")
 		}
 		return c
 	}
@@ -525,18 +520,6 @@ func companyFacts(c string) string {
 		".simei_optant THEN 'simei' END, 'size' || " + c + ".size, 'nature' || " + c + ".nature], NULL)"
 }
 
-// indexedFacts writes the search's conditions on a company's facts as the
-// index of the companies' names reads them (nameFacts): the same matches,
-// which PostgreSQL estimates from that index's statistics, and reads from
-// it with a company's name.
-func (w *where) indexedFacts() {
-	for _, f := range w.nameFacts {
-		if i := slices.Index(w.conds, f.cond); i >= 0 {
-			w.conds[i] = f.indexed
-		}
-	}
-}
-
 // simplesSpec is an option of the company's Simples enrolment, as its
 // row folds it in (c.column) and office_lookups (l) holds it: a fact of
 // activityFacts. The company's, not its root's Simples row: an office
@@ -548,7 +531,7 @@ func simplesSpec(field, column string) FilterSpec {
 		w.facts = append(w.facts, "coalesce(l."+column+", false) = "+w.arg(f.Bool))
 		c := "coalesce(c." + column + ", false) = " + w.arg(f.Bool)
 		if f.Bool {
-			w.nameFacts = append(w.nameFacts, nameFact{c, companyFacts("c") + " @> '{" + strings.TrimSuffix(column, "_optant") + "}'::text[]"})
+			w.nameFacts = append(w.nameFacts, companyFacts("c")+" @> '{"+strings.TrimSuffix(column, "_optant")+"}'::text[]")
 		}
 		return c
 	}}
@@ -712,25 +695,19 @@ type shape struct {
 	walkCompanies string
 	walkAliases   *branch
 	// factsTried: a company's name with its facts (nameFacts), counted
-	// whatever PostgreSQL expects, within half the count's budget.
-	// PostgreSQL multiplies the words' share by the facts' as if they
-	// were independent, where a fact may exclude a word's companies (no
-	// church is a Simples optant): "igreja" with the optants was expected
-	// in 5,000 offices, so its first page walked the budget and was
+	// whatever PostgreSQL expects, within half the count's budget, as a
+	// collect reads it (branch.collected: the companies that have both
+	// from the index of their names, then their offices). PostgreSQL
+	// multiplies the words' share by the facts' as if they were
+	// independent, where a fact may exclude a word's companies (no church
+	// is a Simples optant): "igreja" with the optants was expected in
+	// 5,000 offices, so its first page walked the budget and was
 	// collected (107 ms), where the count reads the index for none (see
-	// companyFacts) and gives the first page (6 ms). Only for words of
-	// few companies (factsTriedWords): the index reads all of a word's
-	// to intersect them with a fact's, and a count of a common name's
+	// companyFacts) and gives the first page (6 ms). Only for words of few
+	// companies (factsTriedWords): the index reads all of a word's to
+	// intersect them with a fact's, and a count of a common name's
 	// plentiful matches ran out of its budget (4.5 ms pages took 15).
 	factsTried bool
-	// factsCollected: a name with a company's fact, whose collect reads
-	// the companies that have both from the index (branch.collected): a
-	// page walks a quarter of the budget (factsWalkShare) before it is
-	// collected. Where the fact excludes the name's companies, the walk
-	// finds nothing and the collect says so in 25-70 ms at ten times the
-	// bench dump (the index's intersection), where the whole budget went
-	// first (100 ms).
-	factsCollected bool
 	// signatures: the walk reads office_signatures (stateSignatures)
 	// instead of the offices, and walk checks the signatures before it
 	// reads a name (see OfficeSignaturesSQL).
@@ -761,6 +738,16 @@ type branch struct {
 // "igreja" (9,809 companies on the bench dump) with the Simples optants
 // took 1.9 ms, of "silva" (11,394) with the micro companies 4.1.
 const factsTriedWords = 10000
+
+// collecting is the shape with each branch read as a collect reads it.
+func (sh shape) collecting() shape {
+	branches := make([]branch, len(sh.branches))
+	for i, b := range sh.branches {
+		branches[i] = b.collecting()
+	}
+	sh.branches = branches
+	return sh
+}
 
 // collecting is how a collect reads the branch: b, or its collected
 // form with b's own condition (an activity's, beside a company's name).
@@ -824,17 +811,12 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		// page walked on past its budget (0.6 s).
 		namedCollect := func(nameCond string) *branch {
 			conds := []string{nameCond}
-			for _, f := range w.nameFacts {
-				conds = append(conds, f.indexed)
-			}
+			conds = append(conds, w.nameFacts...)
 			companies := "(SELECT c.* FROM " + LiveSchema + ".companies c WHERE " + strings.Join(conds, " AND ") +
 				" OFFSET 0) c CROSS JOIN LATERAL (SELECT o.* FROM " + LiveSchema + ".offices o WHERE o.root = c.root OFFSET 0) o"
 			return &branch{from: fromOffices(companies, false), after: after(false)}
 		}
 		sh := shape{key: "o.tax_id", order: "o.root, o.tax_id"}
-		if w.names != nil || w.companyNames != nil {
-			w.indexedFacts()
-		}
 		// A name of few companies (below factsTriedWords) with a fact: its
 		// count is tried (shape.factsTried).
 		if len(w.nameFacts) > 0 {
@@ -851,7 +833,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				b.order = sh.key + " || ''"
 			}
 			if w.companyName != "" && len(w.nameFacts) > 0 {
-				b.collected, sh.factsCollected = namedCollect(w.companyName), true
+				b.collected = namedCollect(w.companyName)
 			}
 			sh.branches = []branch{b}
 			if w.activities != "" {
@@ -930,7 +912,14 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			company.paged = &branch{from: fromOffices(signed, false), after: after(false)}
 		}
 		if len(w.nameFacts) > 0 {
-			company.collected, sh.factsCollected = namedCollect(nameCond), true
+			company.collected = namedCollect(nameCond)
+			// The aliases' offices, then each one's company by root: left
+			// to join them, PostgreSQL hashed every SIMEI optant (146,841
+			// companies read whole, 196 ms) for the 6,919 offices whose
+			// alias holds "nordeste".
+			aliased := "(SELECT o.* FROM " + LiveSchema + ".offices o WHERE " + alias.cond + " OFFSET 0) o CROSS JOIN LATERAL (SELECT c.* FROM " +
+				LiveSchema + ".companies c WHERE c.root = o.root OFFSET 0) c"
+			alias.collected = &branch{from: fromOffices(aliased, false), after: after(true)}
 		}
 		sh.branches = []branch{company, alias}
 		if len(w.conds) == 0 {
@@ -1251,9 +1240,6 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 // page walks to its end instead.
 func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p *SearchPage, live, limit string) (pq.StringArray, error) {
 	ms := max(q.WalkBudget.Milliseconds(), 1)
-	if sh.factsCollected {
-		ms = max(ms/factsWalkShare, 1)
-	}
 	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
 	if !outOfBudget(ctx, err) {
 		return keys, err
@@ -1334,10 +1320,6 @@ func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 	}
 	return keys, n, nil
 }
-
-// factsWalkShare: a name with a company's fact walks this share of the
-// budget (shape.factsCollected).
-const factsWalkShare = 4
 
 // walkOnFactor is how many times its budget a walk no index would narrow
 // runs on before it is collected anyway.
@@ -1720,7 +1702,7 @@ func count(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *wh
 			if !sh.factsTried {
 				return estimate, false, nil, nil
 			}
-			budget = max(budget/2, 1)
+			budget, sh = max(budget/2, 1), sh.collecting()
 		}
 	}
 
