@@ -810,8 +810,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		// Simples optants (none): a collect it would not narrow, so the
 		// page walked on past its budget (0.6 s).
 		namedCollect := func(nameCond string) *branch {
-			conds := []string{nameCond}
-			conds = append(conds, w.nameFacts...)
+			conds := append([]string{nameCond}, w.nameFacts...)
 			companies := "(SELECT c.* FROM " + LiveSchema + ".companies c WHERE " + strings.Join(conds, " AND ") +
 				" OFFSET 0) c CROSS JOIN LATERAL (SELECT o.* FROM " + LiveSchema + ".offices o WHERE o.root = c.root OFFSET 0) o"
 			return &branch{from: fromOffices(companies, false), after: after(false)}
