@@ -870,6 +870,19 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 			alias.capped = !w.codes.CommonAliasWords(w.names)
 		}
+		if w.company {
+			// With a company's filter, a page's aliases are sorted first,
+			// then each one's company read in that order until the page
+			// is full. Left to join them, PostgreSQL hashed every company
+			// of the filter (264,147 of a legal nature read whole) for
+			// the 6,487 offices whose alias holds "portal": 147 ms, here
+			// 12 (the mix's name words with a fact, one at a time on the
+			// bench dump: "jorge" 187 → 21, "auto" 314 → 120). The sort
+			// inside is planned for every alias (the join above it), so it
+			// reads them through their index, never walks all offices.
+			sorted := "(SELECT o.* FROM " + LiveSchema + ".offices o WHERE " + alias.cond + " ORDER BY o.tax_id OFFSET 0) o"
+			alias.paged = &branch{from: fromOffices(sorted, true), order: "o.tax_id", after: after(true)}
+		}
 		nameCond := wordsIn("c.name_words", OpIn, names)
 		company := branch{from: from(true), cond: nameCond, after: after(true)}
 		if w.codes.RareCompanyWords(w.names) || (len(w.conds) > 0 && !w.codes.StateWalkWords(w.names)) {

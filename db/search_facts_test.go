@@ -14,27 +14,47 @@ import (
 )
 
 // companiesRead is a Store's search queryer that EXPLAINs each count and
-// page statement before running it, keeping the most buffers one read of
-// the companies (their table and its indexes).
+// page statement (each page statement alone, with pages) before running
+// it, keeping the most buffers one read of the companies (their table and
+// its indexes).
 type companiesRead struct {
 	sqlx.QueryerContext
-	t    *testing.T
-	d    *sqlx.DB
-	most int64
+	t     *testing.T
+	d     *sqlx.DB
+	pages bool
+	most  int64
 }
 
 func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	for _, part := range strings.Split(query, "; ") {
-		if strings.HasPrefix(part, "WITH ") || strings.HasPrefix(part, "SELECT coalesce(array_agg(k ORDER BY k)") {
-			_, _, plan := explainPage(c.t, c.d, part)
+		if (strings.HasPrefix(part, "WITH ") && !c.pages) || strings.HasPrefix(part, "SELECT coalesce(array_agg(k ORDER BY k)") {
 			var explained []struct{ Plan companiesNode }
-			if err := json.Unmarshal([]byte(plan), &explained); err != nil || len(explained) == 0 {
-				c.t.Fatalf("plan %s: %v", plan, err)
+			if plan := c.explain(part); json.Unmarshal([]byte(plan), &explained) != nil || len(explained) == 0 {
+				c.t.Fatalf("plan %s", plan)
 			}
 			c.most = max(c.most, explained[0].Plan.companiesBuffers())
 		}
 	}
 	return c.QueryerContext.QueryRowxContext(ctx, query, args...)
+}
+
+// explain is the plan of a search statement as it runs: with the
+// settings that lead it (no parallel workers, which a plan of the pool's
+// defaults may have where the statement's has none).
+func (c *companiesRead) explain(query string) string {
+	tx, err := c.d.Beginx()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var plan string
+	if _, err := tx.Exec(`SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := tx.Get(&plan, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) `+query); err != nil {
+		c.t.Fatal(err)
+	}
+	return plan
 }
 
 // companiesNode is a plan node, as much of it as companiesBuffers reads.
@@ -208,5 +228,67 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 		if n := searches.underTimeout(80); n > 0 {
 			t.Errorf("%s: %d walks run on, want the page collected at once", c.name, n)
 		}
+	}
+}
+
+// TestAliasesWithACompanyFilterSortedFirst: every twentieth office of
+// dbtest.LoadExclusiveFilters' 100,000 has "portal" in its alias (5,000
+// offices), and all companies but one in a thousand have one legal
+// nature, stored in no particular order (as the import's fold writes
+// them). With that nature, names.in's aliases are sorted first and each
+// one's company read in their order until the page is full: each page
+// statement (as it runs: no parallel workers) reads at most 100 buffers of
+// the companies, where PostgreSQL, left to join them, hashed every company
+// of the nature (2,065 buffers). Three pages, as SQL on the tables finds
+// them. (The first page's count, tried as a name with a company's fact
+// is, reads up to its limit of them: not a page statement.)
+func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
+		WHERE `+written+` AND root::int % 20 = 1;
+		UPDATE cnpj.companies SET nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END
+		WHERE `+written+`;
+		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
+		CLUSTER cnpj.companies USING companies_shuffled;
+		DROP INDEX cnpj.companies_shuffled`)
+	for _, table := range []string{"offices", "companies"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true}
+	store.Searches = read
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE o.alias_words @> '{portal}' AND c.nature = '2062' ORDER BY o.tax_id LIMIT 30`); err != nil {
+		t.Fatal(err)
+	}
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
+		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
+		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
+	}}
+	var got []string
+	for range 3 {
+		p, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Collected {
+			t.Fatal("a page was collected, not read in key order")
+		}
+		got = append(got, p.Keys...)
+		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged %v, want %v", got, want)
+	}
+	if read.most > 100 {
+		t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
 	}
 }
