@@ -43,6 +43,10 @@ type Codes struct {
 	// activity with its company's facts (office_lookups_activity), which
 	// a search of both probes (probeRanges).
 	activityFacts bool
+	// aliasFacts: office_lookups has its index of each office's alias
+	// words with its company's facts (office_lookups_alias_facts), which
+	// a name with a company's fact reads for the aliases.
+	aliasFacts bool
 	// companySignatures: the companies' primary key includes their
 	// signatures, so a walk of the companies by root reads them from the
 	// index alone; a name alone walks them so.
@@ -507,6 +511,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		return nil, err
 	}
 	if codes.activityFacts, err = hasLiveTable(ctx, tx, "office_lookups_activity"); err != nil {
+		return nil, err
+	}
+	if codes.aliasFacts, err = hasLiveTable(ctx, tx, "office_lookups_alias_facts"); err != nil {
 		return nil, err
 	}
 	if codes.signatures, err = hasLiveTable(ctx, tx, "office_signatures"); err != nil {

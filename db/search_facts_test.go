@@ -251,11 +251,13 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
 		WHERE `+written+` AND root::int % 20 = 1;
 		UPDATE cnpj.companies SET nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END
-		WHERE `+written+`;
+		WHERE `+written)
+	dbtest.Fold(t, d) // office_lookups of the aliases and natures
+	dbtest.MustExec(t, d, `
 		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
 		CLUSTER cnpj.companies USING companies_shuffled;
 		DROP INDEX cnpj.companies_shuffled`)
-	for _, table := range []string{"offices", "companies"} {
+	for _, table := range []string{"offices", "companies", "office_lookups"} {
 		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
 	}
 	store := db.NewStore(d, db.StoreOptions{})
@@ -290,5 +292,68 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	}
 	if read.most > 100 {
 		t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
+	}
+}
+
+// TestAliasesWithACompanyFactFromTheIndex: every twentieth office of
+// dbtest.LoadExclusiveFilters' 100,000 has "portal" in its alias (5,000
+// offices), and two of their companies are SIMEI optants. A name with
+// that fact is counted exactly on its first page, and its count and pages
+// read the aliases of those companies alone from office_lookups' index of
+// the alias words with the company's facts: each statement reads at most
+// 100 buffers of the companies, where reading every alias's company to
+// find the two read thousands. Without the index (a snapshot imported
+// before it), the same matches.
+func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
+		WHERE `+written+` AND root::int % 20 = 1;
+		UPDATE cnpj.simples SET simples_optant = true, simei_optant = true WHERE root IN ('90000021', '90050001')`)
+	dbtest.Fold(t, d)
+	for _, table := range []string{"offices", "companies", "simples", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	want := []string{"90000021000100", "90050001000100"}
+	q := db.Search{Snapshot: snapshot, Limit: 1, CountLimit: 1000, CountBudget: time.Second, CollectBelow: 1000,
+		WalkBudget: time.Second, Filters: []db.Filter{
+			{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
+			{Field: "company.simei.optant", Op: db.OpEq, Bool: true},
+		}}
+	for _, index := range []bool{true, false} {
+		if !index {
+			dbtest.MustExec(t, d, "DROP INDEX cnpj.office_lookups_alias_facts")
+		}
+		store := db.NewStore(d, db.StoreOptions{})
+		read := &companiesRead{QueryerContext: store.Searches, t: t, d: d}
+		store.Searches = read
+		if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		first, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.Exact || first.Count != 2 {
+			t.Errorf("index %v: the first page counted %d (exact %v), want exactly 2", index, first.Count, first.Exact)
+		}
+		// The next pages, as their tokens carry the first page's count.
+		got := first.Keys
+		for p, next := first, q; p.HasNext; {
+			next.After, next.Count, next.Exact, next.Collected = p.Keys[len(p.Keys)-1], first.Count, first.Exact, p.Collected
+			if p, err = store.SearchOffices(context.Background(), next); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, p.Keys...)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("index %v: paged %v, want %v", index, got, want)
+		}
+		if index && read.most > 100 {
+			t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
+		}
 	}
 }

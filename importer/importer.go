@@ -705,6 +705,7 @@ var buildCosts = map[string]float64{
 	"office_signatures_state":    0.5,
 	"office_lookups_pkey":        0.6,
 	"office_lookups_activity":    1.0,
+	"office_lookups_alias_facts": 0.3,
 	"companies_name_words":       2.0,
 	"offices_root":               1.1,
 	"offices_municipality":       1.9,
@@ -786,7 +787,7 @@ func (r *run) tasks(periods string, indexes []string, wordTables, officeLookups 
 	derived := []string{db.OfficeSignaturesIndexSQL}
 	if officeLookups {
 		tasks = append(tasks, sql("office lookups", []string{"fold", "offices_pkey"}, db.OfficeLookupsSQL))
-		derived = append(derived, db.OfficeLookupsIndexSQL, db.OfficeLookupsActivitySQL)
+		derived = append(derived, db.OfficeLookupsIndexSQL, db.OfficeLookupsActivitySQL, db.OfficeLookupsAliasFactsSQL)
 	} else {
 		tasks = append(tasks, sql("office lookups view", nil, db.OfficeLookupsViewSQL))
 	}

@@ -302,7 +302,8 @@ func Fold(t testing.TB, d *sqlx.DB) {
 	}
 	defer conn.Close()
 	for _, q := range []string{"SET search_path TO " + db.LiveSchema, db.RefoldCompaniesSQL,
-		"DROP TABLE IF EXISTS office_lookups", db.OfficeLookupsSQL, db.OfficeLookupsIndexSQL, db.OfficeLookupsActivitySQL, "RESET search_path"} {
+		"DROP TABLE IF EXISTS office_lookups", db.OfficeLookupsSQL, db.OfficeLookupsIndexSQL, db.OfficeLookupsActivitySQL,
+		db.OfficeLookupsAliasFactsSQL, "RESET search_path"} {
 		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("dbtest: fold the companies: %v\n%s", err, q)
 		}
