@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -742,6 +743,11 @@ type branch struct {
 	// paged, when set, is how a page (not a count, nor a collect) reads
 	// this branch's matches; collected, how a collect reads them.
 	paged, collected *branch
+	// upTo, when set, is paged reading only the matches from the
+	// keyset to last (an SQL literal) inclusive: the other branches are
+	// read first, and when they fill a page this branch needs no key
+	// past theirs (see boundedPage).
+	upTo func(last string) *branch
 }
 
 // factsTriedWords bounds the companies of a name whose count is tried
@@ -749,6 +755,13 @@ type branch struct {
 // "igreja" (9,809 companies on the bench dump) with the Simples optants
 // took 1.9 ms, of "silva" (11,394) with the micro companies 4.1.
 const factsTriedWords = 10000
+
+// indexCollected says whether every branch has a collected form, which
+// reads its matches through indexes (a name's companies with their facts,
+// the aliases with their companies').
+func (sh shape) indexCollected() bool {
+	return !slices.ContainsFunc(sh.branches, func(b branch) bool { return b.collected == nil })
+}
 
 // collecting is the shape with each branch read as a collect reads it.
 func (sh shape) collecting() shape {
@@ -895,6 +908,18 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// reads them through their index, never walks all offices.
 			sorted := "(" + aliased + " ORDER BY o.tax_id OFFSET 0) o"
 			alias.paged = &branch{from: fromOffices(sorted, true), order: "o.tax_id", after: after(true)}
+			// When the company names fill a page first, only the aliases
+			// up to its last key: "estrela" with the Simples optants
+			// sorted 6,832 aliases (6,116 heap pages) where 13 lie
+			// before the names' eleventh match.
+			alias.upTo = func(last string) *branch {
+				conds := aliased + " AND o.tax_id <= " + last + " AND o.root <= left(" + last + ", 8)"
+				if w.after != "" {
+					conds += " AND " + after(false)(w.after)
+				}
+				bounded := "(" + conds + " ORDER BY o.tax_id OFFSET 0) o"
+				return &branch{from: fromOffices(bounded, true), order: "o.tax_id", after: after(true)}
+			}
 		}
 		nameCond := wordsIn("c.name_words", OpIn, names)
 		company := branch{from: from(true), cond: nameCond, after: after(true)}
@@ -1222,7 +1247,36 @@ func branchesPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 	if collect {
 		return queryKeys(ctx, d, w, collectMemory+keysOf(parts, limit))
 	}
+	if bounded := slices.IndexFunc(sh.branches, func(b branch) bool { return b.upTo != nil }); bounded >= 0 {
+		return boundedPage(ctx, d, q, sh, w, live, limit, bounded, parts)
+	}
 	return queryKeys(ctx, d, w, keysOf(parts, limit))
+}
+
+// boundedPage reads a page whose branch bounded has an upTo form: the
+// other branches' keys first, then bounded's up to their page's last key
+// when they fill a page (a key past it cannot be on the page), else whole.
+// Read in one statement, the aliases' branch of a name with a company's
+// filter sorted every alias of the name (see SearchOffices) where the
+// company names alone held a page.
+func boundedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string, bounded int, parts []string) (pq.StringArray, error) {
+	others := slices.Delete(slices.Clone(parts), bounded, bounded+1)
+	keys, err := queryKeys(ctx, d, w, keysOf(others, limit))
+	if err != nil {
+		return nil, err
+	}
+	part := parts[bounded]
+	if needed := q.Limit + 1; len(keys) >= needed {
+		part = pagePart(sh, w, *sh.branches[bounded].upTo(w.arg(keys[needed-1])), live, limit)
+	}
+	more, err := queryKeys(ctx, d, w, keysOf([]string{part}, limit))
+	if err != nil {
+		return nil, err
+	}
+	keys = append(keys, more...) // a key may be in both: a company name and its office's alias
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	return keys[:min(len(keys), q.Limit+1)], nil
 }
 
 // collectMemory leads a collect's statement: the memory to keep the
@@ -1248,15 +1302,17 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 		}
 		if collect {
 			b = b.collecting()
-		}
-		keyset := w.keyset(b)
-		if collect {
 			b.order = sh.key + " || ''"
 		}
-		order := cmp.Or(b.order, sh.order)
-		parts[i] = "(" + w.sel(b, sh.key+" AS k", live, keyset) + " ORDER BY " + order + " LIMIT " + limit + ")"
+		parts[i] = pagePart(sh, w, b, live, limit)
 	}
 	return parts
+}
+
+// pagePart is branch b's statement of a page's first keys: a
+// parenthesized SELECT of k after the keyset, ordered and limited.
+func pagePart(sh shape, w *where, b branch, live, limit string) string {
+	return "(" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + " ORDER BY " + cmp.Or(b.order, sh.order) + " LIMIT " + limit + ")"
 }
 
 // budgetedPage reads a page whose statements each run within
@@ -1278,19 +1334,32 @@ func pageParts(sh shape, w *where, live, limit string, collect bool, walked int)
 // estimate counts the matches it reads anyway (boundedCollect). A
 // collect that finds more than collectMax matches stops there, and the
 // page walks to its end instead.
+//
+// A shape whose every branch has an index's collected form (a name with
+// a company's fact) walks a fifth of the budget and is collected without
+// asking PostgreSQL's plan: its collect reads the matches from the
+// indexes of the names with the facts, and its walks of plentiful
+// matches end in a few milliseconds. "do" with the Simples optants (none
+// of its 27,513 companies) walked 100 ms, then was collected in 10.
 func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p *SearchPage, live, limit string) (pq.StringArray, error) {
 	ms := max(q.WalkBudget.Milliseconds(), 1)
+	indexed := sh.indexCollected()
+	if indexed {
+		ms = max(ms/indexCollectedWalkShare, 1)
+	}
 	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
 	if !outOfBudget(ctx, err) {
 		return keys, err
 	}
-	// Asked of the first page: a later page's keyset is an index
-	// condition on the key, narrowing nothing.
-	first := *w
-	first.after = ""
-	narrowed, err := indexNarrowed(ctx, d, keysOf(pageParts(sh, &first, live, limit, true, -1), limit))
-	if err != nil {
-		return nil, err
+	narrowed := indexed
+	if !indexed {
+		// Asked of the first page: a later page's keyset is an index
+		// condition on the key, narrowing nothing.
+		first := *w
+		first.after = ""
+		if narrowed, err = indexNarrowed(ctx, d, keysOf(pageParts(sh, &first, live, limit, true, -1), limit)); err != nil {
+			return nil, err
+		}
 	}
 	if !narrowed {
 		keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(walkOnFactor*ms, 10)}, q, sh, w, live, limit, false)
@@ -1318,7 +1387,7 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 // count; ok is false past collectMax matches, the keys then not the page's.
 func countedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, p *SearchPage, live, limit string) (keys pq.StringArray, ok bool, err error) {
 	keys, n, err := boundedCollect(ctx, d, sh, w, live, limit)
-	if err != nil || n > int64(collectMax) {
+	if err != nil || n > int64(sh.maxCollected(w)) {
 		return nil, false, err
 	}
 	if w.after == "" && !p.Exact {
@@ -1332,6 +1401,23 @@ func countedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 // e-mails of micro companies) whose walk ran out on a moment's slow disk
 // was collected whole: 4.7 to 11 s a page, where its walk takes 2 ms.
 var collectMax = 10_000
+
+// maxCollected is how many matches a page of sh collected past its walk
+// budget reads at most: collectMax, or, where the collect reads indexes
+// alone (indexCollected), about as many as make a walk cheaper. A walk of
+// a name's companies reads about 11/m of the N companies for a page of m
+// matches, one heap page each (they lie in no order of root); a collect
+// two a match (its company, its office): equal at m = sqrt(5.5 N), 2,100
+// of the bench dump's 806,000. Such a shape walks a fifth of the budget,
+// which a walk of many matches overruns on a busy machine: under 8
+// connections, "era" with the limited companies (7,616, a page walked in
+// 8 ms alone) was collected whole (1.0 s).
+func (sh shape) maxCollected(w *where) int {
+	if !sh.indexCollected() || w.codes.companyWords == nil {
+		return collectMax
+	}
+	return min(collectMax, max(1000, int(math.Sqrt(5.5*w.codes.companyWords.rows))))
+}
 
 // boundedCollect reads a page collected, as branchesPage does, and counts
 // the matches it reads on the way: n, the matches after the page's keyset
@@ -1350,7 +1436,7 @@ func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 		b = b.collecting()
 		name := "c" + strconv.Itoa(i)
 		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + ")"
-		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(collectMax+1) + ")"
+		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(sh.maxCollected(w)+1) + ")"
 	}
 	query := collectMemory + "WITH " + strings.Join(with, ", ") +
 		", m AS MATERIALIZED (" + strings.Join(bounded, " UNION ") + ")" +
@@ -1360,6 +1446,14 @@ func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *whe
 	}
 	return keys, n, nil
 }
+
+// indexCollectedWalkShare divides the walk budget of a shape whose
+// collect reads indexes alone (shape.indexCollected): over the bench
+// mix's names with a company's fact, one at a time, 100 ms → 20 took the
+// p90 from 111 ms to 32 (most of the slow ones were names a fact excludes
+// walking the whole budget); 10 left a name with many matches to a collect
+// of thousands (435 ms).
+const indexCollectedWalkShare = 5
 
 // walkOnFactor is how many times its budget a walk no index would narrow
 // runs on before it is collected anyway.

@@ -82,6 +82,18 @@ func (r *recordedSearches) underTimeout(ms int) int {
 	return n
 }
 
+// explained counts the plans asked of PostgreSQL whether an index narrows
+// a collect (indexNarrowed).
+func (r *recordedSearches) explained() int {
+	n := 0
+	for _, s := range r.statements {
+		if strings.Contains(s, "EXPLAIN (FORMAT JSON)") {
+			n++
+		}
+	}
+	return n
+}
+
 // collected counts the statements that read a page's keys collected:
 // sorted on an order no index gives (pageParts), or read whole and
 // counted (boundedCollect); not an EXPLAIN of one.

@@ -1,6 +1,7 @@
 package db_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -16,12 +17,13 @@ import (
 // companiesRead is a Store's search queryer that EXPLAINs each count and
 // page statement (each page statement alone, with pages) before running
 // it, keeping the most buffers one read of the companies (their table and
-// its indexes).
+// its indexes), or of table when set.
 type companiesRead struct {
 	sqlx.QueryerContext
 	t     *testing.T
 	d     *sqlx.DB
 	pages bool
+	table string // "": the companies
 	most  int64
 }
 
@@ -32,7 +34,8 @@ func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args
 			if plan := c.explain(part); json.Unmarshal([]byte(plan), &explained) != nil || len(explained) == 0 {
 				c.t.Fatalf("plan %s", plan)
 			}
-			c.most = max(c.most, explained[0].Plan.companiesBuffers())
+			c.most = max(c.most, explained[0].Plan.buffers(cmp.Or(c.table, "companies")))
+
 		}
 	}
 	return c.QueryerContext.QueryRowxContext(ctx, query, args...)
@@ -57,7 +60,7 @@ func (c *companiesRead) explain(query string) string {
 	return plan
 }
 
-// companiesNode is a plan node, as much of it as companiesBuffers reads.
+// companiesNode is a plan node, as much of it as buffers reads.
 type companiesNode struct {
 	Relation string          `json:"Relation Name"`
 	Index    string          `json:"Index Name"`
@@ -66,15 +69,15 @@ type companiesNode struct {
 	Plans    []companiesNode `json:"Plans"`
 }
 
-// companiesBuffers are the buffers the nodes reading the companies read
-// (each with the nodes under it).
-func (n companiesNode) companiesBuffers() int64 {
-	if n.Relation == "companies" || strings.HasPrefix(n.Index, "companies_") {
+// buffers are the buffers the nodes reading the table (or its indexes,
+// named after it) read, each with the nodes under it.
+func (n companiesNode) buffers(table string) int64 {
+	if n.Relation == table || strings.HasPrefix(n.Index, table+"_") {
 		return n.Hit + n.Read
 	}
 	var sum int64
 	for _, c := range n.Plans {
-		sum += c.companiesBuffers()
+		sum += c.buffers(table)
 	}
 	return sum
 }
@@ -189,8 +192,9 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 // size 05, as names.in and as company.name.in (and with a status only
 // the first has). A name that common is not counted (factsTriedWords),
 // and PostgreSQL, multiplying the shares, expects a page soon: the walk
-// runs out of its budget (8 ms) before the second match. The page is
-// then collected at once, not walked on:
+// runs out of its budget before the second match, a fifth of the search's
+// (8 ms of 40: the collect reads indexes alone). The page is then
+// collected at once, not walked on, and without asking PostgreSQL's plan:
 // the collect reads the companies that have both from the index of their
 // names and each one's offices by root, which PostgreSQL, left to join
 // them, read whole (a collect no index narrows). Paging visits the
@@ -214,7 +218,7 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 		if _, err := store.Catalog.Refresh(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: 8 * time.Millisecond, Filters: c.filters}, 2)
+		q := withPageOf(db.Search{Snapshot: snapshot, WalkBudget: 40 * time.Millisecond, Filters: c.filters}, 2)
 		got := pageThrough(t, store.SearchOffices, q)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: paged %v, want %v", c.name, got, c.want)
@@ -225,8 +229,11 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 		if n := searches.underTimeout(8); n == 0 {
 			t.Errorf("%s: no walk within the budget", c.name)
 		}
-		if n := searches.underTimeout(80); n > 0 {
-			t.Errorf("%s: %d walks run on, want the page collected at once", c.name, n)
+		if n := searches.underTimeout(80) + searches.underTimeout(40) + searches.underTimeout(400); n > 0 {
+			t.Errorf("%s: %d walks with the whole budget or run on, want a fifth and the page collected at once", c.name, n)
+		}
+		if n := searches.explained(); n > 0 {
+			t.Errorf("%s: %d plans asked of PostgreSQL, want none", c.name, n)
 		}
 	}
 }
@@ -292,6 +299,68 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	}
 	if read.most > 100 {
 		t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
+	}
+}
+
+// TestAliasesUpToTheCompanyNamesPage: of dbtest.LoadExclusiveFilters'
+// 100,000 companies, every tenth is named PORTAL and every twentieth
+// office has "portal" in its alias, all of one legal nature, the offices
+// stored shuffled. The names fill each page long before the aliases run
+// out, so a page reads the aliases up to the names' last key alone: each
+// page statement reads at most 400 buffers of the offices, where sorting
+// the 5,000 aliases read 1,097. The pages are SQL's.
+func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
+		WHERE `+written+` AND root::int % 20 = 1;
+		UPDATE cnpj.companies SET nature = '2062',
+			name = CASE WHEN root::int % 10 = 7 THEN 'PORTAL ' || root ELSE name END,
+			name_words = CASE WHEN root::int % 10 = 7 THEN '{portal}' ELSE name_words END
+		WHERE `+written)
+	dbtest.Fold(t, d)
+	// The updated aliases lie together at the table's end; an import
+	// writes them among the others, in no order of key.
+	dbtest.MustExec(t, d, `
+		CREATE INDEX offices_shuffled ON cnpj.offices (md5(tax_id));
+		CLUSTER cnpj.offices USING offices_shuffled;
+		DROP INDEX cnpj.offices_shuffled`)
+	for _, table := range []string{"offices", "companies", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	store := db.NewStore(d, db.StoreOptions{})
+	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true, table: "offices"}
+	store.Searches = read
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE (o.alias_words @> '{portal}' OR c.name_words @> '{portal}') AND c.nature = '2062'
+		ORDER BY o.tax_id LIMIT 30`); err != nil {
+		t.Fatal(err)
+	}
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
+		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
+		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
+	}}
+	var got []string
+	for range 3 {
+		p, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.Keys...)
+		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged %v, want %v", got, want)
+	}
+	if read.most > 400 {
+		t.Errorf("a page statement read %d buffers of the offices, want at most 400", read.most)
 	}
 }
 
