@@ -35,7 +35,6 @@ func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args
 				c.t.Fatalf("plan %s", plan)
 			}
 			c.most = max(c.most, explained[0].Plan.buffers(cmp.Or(c.table, "companies")))
-
 		}
 	}
 	return c.QueryerContext.QueryRowxContext(ctx, query, args...)
