@@ -277,21 +277,9 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 		WHERE o.alias_words @> '{portal}' AND c.nature = '2062' ORDER BY o.tax_id LIMIT 30`); err != nil {
 		t.Fatal(err)
 	}
-	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
-		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
-		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
-	}}
-	var got []string
-	for range 3 {
-		p, err := store.SearchOffices(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Collected {
-			t.Fatal("a page was collected, not read in key order")
-		}
-		got = append(got, p.Keys...)
-		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+	got, collected := portalPages(t, store, snapshot)
+	if collected {
+		t.Fatal("a page was collected, not read in key order")
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("paged %v, want %v", got, want)
@@ -299,6 +287,27 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	if read.most > 100 {
 		t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
 	}
+}
+
+// portalPages reads three pages of ten of names.in "portal" with the
+// legal nature 2062, each after the last, as a client following next;
+// collected says whether a page was collected.
+func portalPages(t *testing.T, store *db.Store, snapshot int64) (keys []string, collected bool) {
+	t.Helper()
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
+		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
+		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
+	}}
+	for range 3 {
+		p, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		collected = collected || p.Collected
+		keys = append(keys, p.Keys...)
+		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+	}
+	return keys, collected
 }
 
 // TestAliasesUpToTheCompanyNamesPage: of dbtest.LoadExclusiveFilters'
@@ -342,20 +351,7 @@ func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
 		ORDER BY o.tax_id LIMIT 30`); err != nil {
 		t.Fatal(err)
 	}
-	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
-		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
-		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
-	}}
-	var got []string
-	for range 3 {
-		p, err := store.SearchOffices(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, p.Keys...)
-		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
-	}
-	if !slices.Equal(got, want) {
+	if got, _ := portalPages(t, store, snapshot); !slices.Equal(got, want) {
 		t.Errorf("paged %v, want %v", got, want)
 	}
 	if read.most > 400 {
