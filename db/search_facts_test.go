@@ -250,15 +250,7 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 // is, reads up to its limit of them: not a page statement.)
 func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
-	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
-	dbtest.MustExec(t, d, `
-		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
-		WHERE `+written+` AND root::int % 20 = 1;
-		UPDATE cnpj.companies SET nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END
-		WHERE `+written)
-	dbtest.Fold(t, d) // office_lookups of the aliases and natures
+	snapshot := loadPortalAliases(t, d, `nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END`)
 	dbtest.MustExec(t, d, `
 		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
 		CLUSTER cnpj.companies USING companies_shuffled;
@@ -287,6 +279,23 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	if read.most > 100 {
 		t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
 	}
+}
+
+// loadPortalAliases loads the fixture and dbtest.LoadExclusiveFilters'
+// 100,000 companies, gives every twentieth of their offices "portal" in
+// its alias, sets the companies' columns as set says, and folds them
+// into office_lookups.
+func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
+	t.Helper()
+	snapshot := dbtest.LoadFixture(t, d)
+	dbtest.LoadExclusiveFilters(t, d)
+	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
+	dbtest.MustExec(t, d, `
+		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
+		WHERE `+written+` AND root::int % 20 = 1;
+		UPDATE cnpj.companies SET `+set+` WHERE `+written)
+	dbtest.Fold(t, d)
+	return snapshot
 }
 
 // portalPages reads three pages of ten of names.in "portal" with the
@@ -319,17 +328,9 @@ func portalPages(t *testing.T, store *db.Store, snapshot int64) (keys []string, 
 // the 5,000 aliases read 1,097. The pages are SQL's.
 func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
 	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
-	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
-	dbtest.MustExec(t, d, `
-		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
-		WHERE `+written+` AND root::int % 20 = 1;
-		UPDATE cnpj.companies SET nature = '2062',
-			name = CASE WHEN root::int % 10 = 7 THEN 'PORTAL ' || root ELSE name END,
-			name_words = CASE WHEN root::int % 10 = 7 THEN '{portal}' ELSE name_words END
-		WHERE `+written)
-	dbtest.Fold(t, d)
+	snapshot := loadPortalAliases(t, d, `nature = '2062',
+		name = CASE WHEN root::int % 10 = 7 THEN 'PORTAL ' || root ELSE name END,
+		name_words = CASE WHEN root::int % 10 = 7 THEN '{portal}' ELSE name_words END`)
 	// The updated aliases lie together at the table's end; an import
 	// writes them among the others, in no order of key.
 	dbtest.MustExec(t, d, `
