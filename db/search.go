@@ -724,6 +724,10 @@ type shape struct {
 	// instead of the offices, and walk checks the signatures before it
 	// reads a name (see OfficeSignaturesSQL).
 	signatures bool
+	// signedWalk: a page walks the name's companies by the signatures in
+	// their primary key, reading a company's row only where its
+	// signature holds the name's (see windowedPage).
+	signedWalk bool
 }
 
 // branch is one way to reach matches: its tables, its own condition (""
@@ -748,6 +752,9 @@ type branch struct {
 	// read first, and when they fill a page this branch needs no key
 	// past theirs (see boundedPage).
 	upTo func(last string) *branch
+	// windowed, when set, is paged walking at most the next n companies
+	// in key order (shape.signedWalk; see windowedPage).
+	windowed func(n int) *branch
 }
 
 // factsTriedWords bounds the companies of a name whose count is tried
@@ -960,6 +967,49 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			}
 			signed := "(" + companies + " ORDER BY c.root OFFSET 0) c JOIN " + LiveSchema + ".offices o ON o.root = c.root"
 			company.paged = &branch{from: fromOffices(signed, false), after: after(false)}
+		} else if company.order == "" && w.company && !w.simples && len(w.conds) == len(w.nameFacts) &&
+			w.codes.signatures && w.codes.companySignatures && w.codes.companyWords != nil {
+			// A common name with a company's facts and nothing else (each
+			// fact a condition and a fact of the names' index): walked as
+			// a name alone is, by the signatures in the companies' primary
+			// key, each name read where its signature holds the value's,
+			// then each match's company row for the facts and its offices.
+			// PostgreSQL walked the companies by root reading each one's
+			// row: "iguacu" with the large companies read 1,550 rows (1,438
+			// heap pages, 15 ms) for a page; this reads the ~1/30 of them
+			// whose signature holds the word's.
+			// Each joined laterally, in the walk's order: joined freely,
+			// PostgreSQL expected 20 companies of the signatures' walk and
+			// made it the inner side of a loop over every office by root
+			// (1.05 s).
+			signed := func(window string) *branch {
+				companies, cond := LiveSchema+".companies c", signedWords("c.name_sig", companyNameWords("c.root"), w.names, names)
+				keyset := ""
+				if w.after != "" {
+					keyset = "c.root >= left(" + w.after + ", 8)"
+				}
+				if window != "" {
+					// The window's companies in a subquery of their own,
+					// its LIMIT keeping the signatures' condition out.
+					if keyset != "" {
+						companies += " WHERE " + keyset
+					}
+					companies = "(SELECT c.root, c.name_sig FROM " + companies + " ORDER BY c.root" + window + ") c"
+				} else if keyset != "" {
+					// Not in a subquery: there PostgreSQL sorted every
+					// company after the key whose signature holds the
+					// name's (1,245 buffers for a page).
+					cond += " AND " + keyset
+				}
+				from := "(SELECT c.root FROM " + companies + " WHERE " + cond +
+					" ORDER BY c.root OFFSET 0) cs CROSS JOIN LATERAL (SELECT c.* FROM " + LiveSchema +
+					".companies c WHERE c.root = cs.root OFFSET 0) c CROSS JOIN LATERAL (SELECT o.* FROM " + LiveSchema +
+					".offices o WHERE o.root = cs.root OFFSET 0) o"
+				return &branch{from: from, order: "cs.root, o.tax_id", after: after(false)}
+			}
+			company.paged = signed("")
+			company.windowed = func(n int) *branch { return signed(" LIMIT " + strconv.Itoa(n)) }
+			sh.signedWalk = true
 		}
 		if len(w.nameFacts) > 0 {
 			company.collected = namedCollect(nameCond)
@@ -1340,16 +1390,25 @@ func pagePart(sh shape, w *where, b branch, live, limit string) string {
 // asking PostgreSQL's plan: its collect reads the matches from the
 // indexes of the names with the facts, and its walks of plentiful
 // matches end in a few milliseconds. "do" with the Simples optants (none
-// of its 27,513 companies) walked 100 ms, then was collected in 10.
+// of its 27,513 companies) walked 100 ms, then was collected in 10. One
+// whose companies are walked by their signatures (shape.signedWalk)
+// walks a window of them instead (windowedPage), as far as it goes
+// whatever the machine's load, and is collected past it.
 func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p *SearchPage, live, limit string) (pq.StringArray, error) {
 	ms := max(q.WalkBudget.Milliseconds(), 1)
 	indexed := sh.indexCollected()
-	if indexed {
-		ms = max(ms/indexCollectedWalkShare, 1)
-	}
-	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
-	if !outOfBudget(ctx, err) {
-		return keys, err
+	if sh.signedWalk {
+		if keys, ok, err := windowedPage(ctx, d, q, sh, w, live, limit); err != nil || ok {
+			return keys, err
+		}
+	} else {
+		if indexed {
+			ms = max(ms/indexCollectedWalkShare, 1)
+		}
+		keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
+		if !outOfBudget(ctx, err) {
+			return keys, err
+		}
 	}
 	narrowed := indexed
 	if !indexed {
@@ -1357,6 +1416,7 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		// condition on the key, narrowing nothing.
 		first := *w
 		first.after = ""
+		var err error
 		if narrowed, err = indexNarrowed(ctx, d, keysOf(pageParts(sh, &first, live, limit, true, -1), limit)); err != nil {
 			return nil, err
 		}
@@ -1411,12 +1471,66 @@ var collectMax = 10_000
 // of the bench dump's 806,000. Such a shape walks a fifth of the budget,
 // which a walk of many matches overruns on a busy machine: under 8
 // connections, "era" with the limited companies (7,616, a page walked in
-// 8 ms alone) was collected whole (1.0 s).
+// 8 ms alone) was collected whole (1.0 s). A walk by the signatures
+// (shape.signedWalk) reads the row of one company in signatureMisses or
+// fewer, and is cheaper than a collect of more than sqrt(5.5 N / 30),
+// 385 on the bench dump (at least 100). Measured there, on a slow
+// machine: a window of 8,868 companies walked in 3.3 ms (0.37 µs a
+// company), where a collect of 1,613 matches took 77 (48 µs a match).
 func (sh shape) maxCollected(w *where) int {
 	if !sh.indexCollected() || w.codes.companyWords == nil {
 		return collectMax
 	}
+	if sh.signedWalk {
+		return min(collectMax, max(100, int(math.Sqrt(5.5*w.codes.companyWords.rows/signatureMisses))))
+	}
 	return min(collectMax, max(1000, int(math.Sqrt(5.5*w.codes.companyWords.rows))))
+}
+
+// signatureMisses: about one company in this many has a signature that
+// holds a name's without the name (see holdsSignature).
+const signatureMisses = 30
+
+// walkWindow is how many companies a walk by the signatures
+// (shape.signedWalk) reads before its page is collected: as many as hold
+// a page of matches as few as a collect reads (maxCollected), 11 N / m,
+// 23,000 of the bench dump's 806,000. A window, not a time: the budget's
+// fifth (20 ms) let a walk of 3 ms alone run out under 8 connections on
+// two slow cores, and its page read 1,000 matches collected (0.2-1 s).
+func (sh shape) walkWindow(w *where) int {
+	return int(11 * w.codes.companyWords.rows / float64(sh.maxCollected(w)))
+}
+
+// windowedPage reads a page of a shape walked by the signatures: its
+// companies' branch walks the next walkWindow companies alone, and when
+// they hold a page the other branches are read up to its last key (as
+// boundedPage reads them); ok is false when they hold less (or the walk
+// reached the last company), the page then to be collected.
+func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (keys pq.StringArray, ok bool, err error) {
+	walked := slices.IndexFunc(sh.branches, func(b branch) bool { return b.windowed != nil })
+	keys, err = queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, *sh.branches[walked].windowed(sh.walkWindow(w)), live, limit)}, limit))
+	needed := q.Limit + 1
+	if err != nil || len(keys) < needed {
+		return nil, false, err
+	}
+	for i, b := range sh.branches {
+		if i == walked {
+			continue
+		}
+		if b.upTo != nil {
+			b = *b.upTo(w.arg(keys[needed-1]))
+		} else if b.paged != nil {
+			b = *b.paged
+		}
+		more, err := queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, b, live, limit)}, limit))
+		if err != nil {
+			return nil, false, err
+		}
+		keys = append(keys, more...) // a key may be in both: a company name and its office's alias
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	return keys[:needed], true, nil
 }
 
 // boundedCollect reads a page collected, as branchesPage does, and counts

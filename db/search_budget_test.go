@@ -82,6 +82,18 @@ func (r *recordedSearches) underTimeout(ms int) int {
 	return n
 }
 
+// windowed counts the walks of a window of companies by their signatures
+// (windowedPage).
+func (r *recordedSearches) windowed() int {
+	n := 0
+	for _, s := range r.statements {
+		if strings.Contains(s, "ORDER BY c.root LIMIT ") {
+			n++
+		}
+	}
+	return n
+}
+
 // explained counts the plans asked of PostgreSQL whether an index narrows
 // a collect (indexNarrowed).
 func (r *recordedSearches) explained() int {

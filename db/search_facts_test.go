@@ -157,7 +157,8 @@ func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
 // every twentieth company named IGREJA (5,000 churches), the others
 // EMPRESA (95,000), their facts as TestNameWithCompanyFactsFromTheIndex
 // and TestCommonNameWithFactsCollected say, in key order, folded and
-// analyzed, and returns the live snapshot.
+// analyzed, with the names' signatures an import writes, and returns the
+// live snapshot.
 func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 	t.Helper()
 	snapshot := dbtest.LoadFixture(t, d)
@@ -175,6 +176,7 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 		UPDATE cnpj.simples SET simples_optant = root IN ('90000020', '90030000', '90060000', '90099980'),
 			simei_optant = root = '90060000'
 		WHERE `+written+` AND `+churches)
+	dbtest.Sign(t, d)
 	dbtest.Fold(t, d)
 	// In key order again, as an import writes them: updated, the churches
 	// sat together in 74 pages, which hid a read of them all.
@@ -190,28 +192,30 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 // (the first company, one in the middle, the last), with the companies of
 // size 05, as names.in and as company.name.in (and with a status only
 // the first has). A name that common is not counted (factsTriedWords),
-// and PostgreSQL, multiplying the shares, expects a page soon: the walk
-// runs out of its budget before the second match, a fifth of the search's
-// (8 ms of 40: the collect reads indexes alone). The page is then
-// collected at once, not walked on, and without asking PostgreSQL's plan:
-// the collect reads the companies that have both from the index of their
-// names and each one's offices by root, which PostgreSQL, left to join
-// them, read whole (a collect no index narrows). Paging visits the
-// matches once each, in key order.
+// and PostgreSQL, multiplying the shares, expects a page soon. names.in
+// walks a window of the companies by their signatures, under no timeout
+// (walkWindow), and company.name.in walks a fifth of the search's budget
+// (8 ms of 40: the collect reads indexes alone); neither holds a page.
+// The page is then collected at once, not walked on, and without asking
+// PostgreSQL's plan: the collect reads the companies that have both from
+// the index of their names and each one's offices by root, which
+// PostgreSQL, left to join them, read whole (a collect no index narrows).
+// Paging visits the matches once each, in key order.
 func TestCommonNameWithFactsCollected(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadChurches(t, d)
 	size5 := db.Filter{Field: "company.size.id", Op: db.OpIn, Ints: []int{5}}
 	all := []string{"90000001000100", "90050001000100", "90099999000100"}
 	for _, c := range []struct {
-		name    string
-		filters []db.Filter
-		want    []string
+		name     string
+		filters  []db.Filter
+		want     []string
+		windowed bool // walked by the signatures, not the budget
 	}{
-		{"names.in", []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all},
-		{"company.name.in", []db.Filter{{Field: "company.name", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all},
+		{"names.in", []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all, true},
+		{"company.name.in", []db.Filter{{Field: "company.name", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5}, all, false},
 		{"company.name.in with a status", []db.Filter{{Field: "company.name", Op: db.OpIn, Words: [][]string{{"empresa"}}}, size5,
-			{Field: "status.id", Op: db.OpIn, Ints: []int{2}}}, all[:1]},
+			{Field: "status.id", Op: db.OpIn, Ints: []int{2}}}, all[:1], false},
 	} {
 		store, searches := recordingStore(d)
 		if _, err := store.Catalog.Refresh(context.Background()); err != nil {
@@ -225,7 +229,12 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 		if searches.collected() == 0 {
 			t.Errorf("%s: no page collected", c.name)
 		}
-		if n := searches.underTimeout(8); n == 0 {
+		if n := searches.windowed(); c.windowed && n == 0 {
+			t.Errorf("%s: no window of companies walked", c.name)
+		}
+		if n := searches.underTimeout(8); c.windowed && n > 0 {
+			t.Errorf("%s: %d walks under a timeout, want none", c.name, n)
+		} else if !c.windowed && n == 0 {
 			t.Errorf("%s: no walk within the budget", c.name)
 		}
 		if n := searches.underTimeout(80) + searches.underTimeout(40) + searches.underTimeout(400); n > 0 {
@@ -269,7 +278,7 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 		WHERE o.alias_words @> '{portal}' AND c.nature = '2062' ORDER BY o.tax_id LIMIT 30`); err != nil {
 		t.Fatal(err)
 	}
-	got, collected := portalPages(t, store, snapshot)
+	got, collected := portalPages(t, store, snapshot, 0)
 	if collected {
 		t.Fatal("a page was collected, not read in key order")
 	}
@@ -284,7 +293,7 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 // loadPortalAliases loads the fixture and dbtest.LoadExclusiveFilters'
 // 100,000 companies, gives every twentieth of their offices "portal" in
 // its alias, sets the companies' columns as set says, and folds them
-// into office_lookups.
+// into office_lookups, with the names' signatures an import writes.
 func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
 	t.Helper()
 	snapshot := dbtest.LoadFixture(t, d)
@@ -294,16 +303,18 @@ func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
 		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
 		WHERE `+written+` AND root::int % 20 = 1;
 		UPDATE cnpj.companies SET `+set+` WHERE `+written)
+	dbtest.Sign(t, d)
 	dbtest.Fold(t, d)
 	return snapshot
 }
 
 // portalPages reads three pages of ten of names.in "portal" with the
-// legal nature 2062, each after the last, as a client following next;
-// collected says whether a page was collected.
-func portalPages(t *testing.T, store *db.Store, snapshot int64) (keys []string, collected bool) {
+// legal nature 2062, each after the last, as a client following next,
+// with a walk budget (0: none); collected says whether a page was
+// collected.
+func portalPages(t *testing.T, store *db.Store, snapshot int64, budget time.Duration) (keys []string, collected bool) {
 	t.Helper()
-	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: []db.Filter{
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, WalkBudget: budget, Filters: []db.Filter{
 		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
 		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
 	}}
@@ -352,7 +363,7 @@ func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
 		ORDER BY o.tax_id LIMIT 30`); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := portalPages(t, store, snapshot); !slices.Equal(got, want) {
+	if got, _ := portalPages(t, store, snapshot, 0); !slices.Equal(got, want) {
 		t.Errorf("paged %v, want %v", got, want)
 	}
 	if read.most > 400 {
@@ -422,5 +433,56 @@ func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
 		if index && read.most > 100 {
 			t.Errorf("a statement read %d buffers of the companies, want at most 100", read.most)
 		}
+	}
+}
+
+// TestCommonNameWithAFactWalkedBySignatures: of dbtest.LoadExclusiveFilters'
+// 100,000 companies, every fiftieth is named PORTAL (2,000, a common name),
+// and every other PORTAL has the legal nature 2062 (the others 2135), the
+// companies stored shuffled, as an import's fold leaves them. A page walks
+// the companies in key order by the signatures in their primary key,
+// reading a company's row only where its signature holds "portal", a
+// window of them under no timeout (walkWindow): each page statement reads
+// at most 300 buffers of the companies, where reading the row of every
+// company walked (about 1,100 for a page of matches one in 100, each on a
+// page of its own) read 653. Three pages, as SQL on the tables finds them,
+// the first one's keys from its count.
+func TestCommonNameWithAFactWalkedBySignatures(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := loadPortalAliases(t, d, `
+		name = CASE WHEN root::int % 50 = 7 THEN 'PORTAL ' || root ELSE name END,
+		name_words = CASE WHEN root::int % 50 = 7 THEN '{portal}' ELSE name_words END,
+		nature = CASE WHEN root::int % 100 = 7 THEN '2062' ELSE '2135' END`)
+	dbtest.MustExec(t, d, `
+		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
+		CLUSTER cnpj.companies USING companies_shuffled;
+		DROP INDEX cnpj.companies_shuffled`)
+	for _, table := range []string{"offices", "companies", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+	store, searches := recordingStore(d)
+	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true}
+	store.Searches = read
+	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE (o.alias_words @> '{portal}' OR c.name_words @> '{portal}') AND c.nature = '2062'
+		ORDER BY o.tax_id LIMIT 30`); err != nil {
+		t.Fatal(err)
+	}
+	got, collected := portalPages(t, store, snapshot, 100*time.Millisecond)
+	if collected {
+		t.Error("a page was collected, not walked")
+	}
+	if n := searches.windowed(); n != 2 {
+		t.Errorf("%d windows of companies walked, want one a page after the first (whose count gives its keys)", n)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged %v, want %v", got, want)
+	}
+	if read.most > 300 {
+		t.Errorf("a page statement read %d buffers of the companies, want at most 300", read.most)
 	}
 }
