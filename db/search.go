@@ -989,12 +989,19 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 					keyset = "c.root >= left(" + w.after + ", 8)"
 				}
 				if window != "" {
-					// The window's companies in a subquery of their own,
-					// its LIMIT keeping the signatures' condition out.
+					// The window's companies numbered in key order: the
+					// condition on the number stops the walk there (a run
+					// condition), and PostgreSQL still expects the
+					// companies by the thousand, so that the page's
+					// sort is incremental and the walk stops at a page.
+					// Under a LIMIT it expected a few dozen and sorted
+					// the whole window (3,222 buffers, where a page of
+					// "iguacu" with the large companies reads 273).
 					if keyset != "" {
 						companies += " WHERE " + keyset
 					}
-					companies = "(SELECT c.root, c.name_sig FROM " + companies + " ORDER BY c.root" + window + ") c"
+					companies = "(SELECT c.root, c.name_sig, row_number() OVER (ORDER BY c.root) AS rn FROM " + companies + ") c"
+					cond = "c.rn <= " + window + " AND " + cond
 				} else if keyset != "" {
 					// Not in a subquery: there PostgreSQL sorted every
 					// company after the key whose signature holds the
@@ -1008,7 +1015,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 				return &branch{from: from, order: "cs.root, o.tax_id", after: after(false)}
 			}
 			company.paged = signed("")
-			company.windowed = func(n int) *branch { return signed(" LIMIT " + strconv.Itoa(n)) }
+			company.windowed = func(n int) *branch { return signed(strconv.Itoa(n)) }
 			sh.signedWalk = true
 		}
 		if len(w.nameFacts) > 0 {
@@ -1393,22 +1400,20 @@ func pagePart(sh shape, w *where, b branch, live, limit string) string {
 // of its 27,513 companies) walked 100 ms, then was collected in 10. One
 // whose companies are walked by their signatures (shape.signedWalk)
 // walks a window of them instead (windowedPage), as far as it goes
-// whatever the machine's load, and is collected past it.
+// whatever the machine's load, and past it its companies' matches are
+// collected, the aliases read as a page reads them.
 func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p *SearchPage, live, limit string) (pq.StringArray, error) {
 	ms := max(q.WalkBudget.Milliseconds(), 1)
 	indexed := sh.indexCollected()
 	if sh.signedWalk {
-		if keys, ok, err := windowedPage(ctx, d, q, sh, w, live, limit); err != nil || ok {
-			return keys, err
-		}
-	} else {
-		if indexed {
-			ms = max(ms/indexCollectedWalkShare, 1)
-		}
-		keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
-		if !outOfBudget(ctx, err) {
-			return keys, err
-		}
+		return windowedPage(ctx, d, q, sh, w, p, live, limit)
+	}
+	if indexed {
+		ms = max(ms/indexCollectedWalkShare, 1)
+	}
+	keys, err := branchesPage(ctx, budgeted{d, strconv.FormatInt(ms, 10)}, q, sh, w, live, limit, false)
+	if !outOfBudget(ctx, err) {
+		return keys, err
 	}
 	narrowed := indexed
 	if !indexed {
@@ -1416,7 +1421,6 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		// condition on the key, narrowing nothing.
 		first := *w
 		first.after = ""
-		var err error
 		if narrowed, err = indexNarrowed(ctx, d, keysOf(pageParts(sh, &first, live, limit, true, -1), limit)); err != nil {
 			return nil, err
 		}
@@ -1446,8 +1450,9 @@ func budgetedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 // page whose count said PostgreSQL's estimate takes the collect's exact
 // count; ok is false past collectMax matches, the keys then not the page's.
 func countedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, p *SearchPage, live, limit string) (keys pq.StringArray, ok bool, err error) {
-	keys, n, err := boundedCollect(ctx, d, sh, w, live, limit)
-	if err != nil || n > int64(sh.maxCollected(w)) {
+	most := sh.maxCollected(w)
+	keys, n, err := boundedCollect(ctx, d, sh, w, live, limit, most)
+	if err != nil || n > int64(most) {
 		return nil, false, err
 	}
 	if w.after == "" && !p.Exact {
@@ -1471,20 +1476,23 @@ var collectMax = 10_000
 // of the bench dump's 806,000. Such a shape walks a fifth of the budget,
 // which a walk of many matches overruns on a busy machine: under 8
 // connections, "era" with the limited companies (7,616, a page walked in
-// 8 ms alone) was collected whole (1.0 s). A walk by the signatures
-// (shape.signedWalk) reads the row of one company in signatureMisses or
-// fewer, and is cheaper than a collect of more than sqrt(5.5 N / 30),
-// 385 on the bench dump (at least 100). Measured there, on a slow
-// machine: a window of 8,868 companies walked in 3.3 ms (0.37 µs a
-// company), where a collect of 1,613 matches took 77 (48 µs a match).
+// 8 ms alone) was collected whole (1.0 s).
 func (sh shape) maxCollected(w *where) int {
 	if !sh.indexCollected() || w.codes.companyWords == nil {
 		return collectMax
 	}
-	if sh.signedWalk {
-		return min(collectMax, max(100, int(math.Sqrt(5.5*w.codes.companyWords.rows/signatureMisses))))
-	}
 	return min(collectMax, max(1000, int(math.Sqrt(5.5*w.codes.companyWords.rows))))
+}
+
+// companiesCollected is how many matches of its companies' branch a page
+// walked by the signatures (shape.signedWalk) collects at most: such a
+// walk reads the row of one company in signatureMisses or fewer, and is
+// cheaper than a collect of more than sqrt(5.5 N / 30), 385 on the bench
+// dump (at least 100). Measured there, on a slow machine: a window of
+// 8,868 companies walked in 3.3 ms (0.37 µs a company), where a collect
+// of 1,613 matches took 77 (48 µs a match).
+func companiesCollected(w *where) int {
+	return max(100, int(math.Sqrt(5.5*w.codes.companyWords.rows/signatureMisses)))
 }
 
 // signatureMisses: about one company in this many has a signature that
@@ -1492,65 +1500,91 @@ func (sh shape) maxCollected(w *where) int {
 const signatureMisses = 30
 
 // walkWindow is how many companies a walk by the signatures
-// (shape.signedWalk) reads before its page is collected: as many as hold
-// a page of matches as few as a collect reads (maxCollected), 11 N / m,
+// (shape.signedWalk) reads before their matches are collected: as many as hold
+// a page of matches as few as a collect reads (companiesCollected), 11 N / m,
 // 23,000 of the bench dump's 806,000. A window, not a time: the budget's
 // fifth (20 ms) let a walk of 3 ms alone run out under 8 connections on
 // two slow cores, and its page read 1,000 matches collected (0.2-1 s).
-func (sh shape) walkWindow(w *where) int {
-	return int(11 * w.codes.companyWords.rows / float64(sh.maxCollected(w)))
+func walkWindow(w *where) int {
+	return int(11 * w.codes.companyWords.rows / float64(companiesCollected(w)))
 }
 
 // windowedPage reads a page of a shape walked by the signatures: its
-// companies' branch walks the next walkWindow companies alone, and when
-// they hold a page the other branches are read up to its last key (as
-// boundedPage reads them); ok is false when they hold less (or the walk
-// reached the last company), the page then to be collected.
-func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, live, limit string) (keys pq.StringArray, ok bool, err error) {
+// companies' branch walks the next walkWindow companies alone. When they
+// hold less than a page, the page is collected as one walked past its
+// budget is (countedCollect, p.Collected); past what that collect reads,
+// the companies' matches after the keyset are collected alone, as many as
+// companiesCollected, else walked to the end. The other branches are then
+// read up to the page's last key when the companies fill it (as
+// boundedPage reads them), else whole. A name whose companies have no
+// match and whose aliases have thousands ("padaria" with the
+// associations: 1,768) was otherwise left to a walk of every company
+// (0.6 s).
+func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w *where, p *SearchPage, live, limit string) (pq.StringArray, error) {
 	walked := slices.IndexFunc(sh.branches, func(b branch) bool { return b.windowed != nil })
-	keys, err = queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, *sh.branches[walked].windowed(sh.walkWindow(w)), live, limit)}, limit))
+	b := sh.branches[walked]
+	keys, err := queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, *b.windowed(walkWindow(w)), live, limit)}, limit))
+	if err != nil {
+		return nil, err
+	}
 	needed := q.Limit + 1
-	if err != nil || len(keys) < needed {
-		return nil, false, err
+	if len(keys) < needed {
+		collected, ok, err := countedCollect(ctx, d, sh, w, p, live, limit)
+		if err != nil || ok {
+			p.Collected = ok
+			return collected, err
+		}
+		companies := sh
+		companies.branches = []branch{b}
+		var n int64
+		if keys, n, err = boundedCollect(ctx, d, companies, w, live, limit, companiesCollected(w)); err == nil && n > int64(companiesCollected(w)) {
+			keys, err = queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, *b.paged, live, limit)}, limit))
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	for i, b := range sh.branches {
 		if i == walked {
 			continue
 		}
-		if b.upTo != nil {
+		if b.upTo != nil && len(keys) >= needed {
 			b = *b.upTo(w.arg(keys[needed-1]))
 		} else if b.paged != nil {
 			b = *b.paged
 		}
 		more, err := queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, b, live, limit)}, limit))
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		keys = append(keys, more...) // a key may be in both: a company name and its office's alias
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	return keys[:needed], true, nil
+	if len(keys) < needed {
+		return keys, stillLive(ctx, d, q.Snapshot)
+	}
+	return keys[:needed], nil
 }
 
 // boundedCollect reads a page collected, as branchesPage does, and counts
 // the matches it reads on the way: n, the matches after the page's keyset
-// (every match on a first page), or more than collectMax when there are,
-// the read stopping there (keys then not the page's). Each branch's
-// matches are a common table expression, planned to be read whole (as a
-// collect is, through the filters' indexes: a LIMIT inside would let
-// PostgreSQL choose a walk in key order again), and read only as far as
-// collectMax+1. Its count is nearly free where the count before it ran out
+// (every match on a first page), or more than most when there are, the
+// read stopping there (keys then not the page's). Each branch's matches
+// are a common table expression, planned to be read whole (as a collect
+// is, through the filters' indexes: a LIMIT inside would let PostgreSQL
+// choose a walk in key order again), and read only as far as most+1. Its
+// count is nearly free where the count before it ran out
 // of its budget and said PostgreSQL's estimate (23 for 586 offices of an
 // activity, a nature and a size).
-func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, live, limit string) (keys pq.StringArray, n int64, err error) {
+func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, live, limit string, most int) (keys pq.StringArray, n int64, err error) {
 	with := make([]string, len(sh.branches))
 	bounded := make([]string, len(sh.branches))
 	for i, b := range sh.branches {
 		b = b.collecting()
 		name := "c" + strconv.Itoa(i)
 		with[i] = name + " AS MATERIALIZED (" + w.sel(b, sh.key+" AS k", live, w.keyset(b)) + ")"
-		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(sh.maxCollected(w)+1) + ")"
+		bounded[i] = "(SELECT k FROM " + name + " LIMIT " + strconv.Itoa(most+1) + ")"
 	}
 	query := collectMemory + "WITH " + strings.Join(with, ", ") +
 		", m AS MATERIALIZED (" + strings.Join(bounded, " UNION ") + ")" +

@@ -87,7 +87,7 @@ func (r *recordedSearches) underTimeout(ms int) int {
 func (r *recordedSearches) windowed() int {
 	n := 0
 	for _, s := range r.statements {
-		if strings.Contains(s, "ORDER BY c.root LIMIT ") {
+		if strings.Contains(s, "row_number() OVER (ORDER BY c.root)") {
 			n++
 		}
 	}

@@ -438,7 +438,8 @@ func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
 
 // TestCommonNameWithAFactWalkedBySignatures: of dbtest.LoadExclusiveFilters'
 // 100,000 companies, every fiftieth is named PORTAL (2,000, a common name),
-// and every other PORTAL has the legal nature 2062 (the others 2135), the
+// the others EMPRESA, and every other PORTAL has the legal nature 2062 (the
+// others 2135), the
 // companies stored shuffled, as an import's fold leaves them. A page walks
 // the companies in key order by the signatures in their primary key,
 // reading a company's row only where its signature holds "portal", a
@@ -451,7 +452,7 @@ func TestCommonNameWithAFactWalkedBySignatures(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadPortalAliases(t, d, `
 		name = CASE WHEN root::int % 50 = 7 THEN 'PORTAL ' || root ELSE name END,
-		name_words = CASE WHEN root::int % 50 = 7 THEN '{portal}' ELSE name_words END,
+		name_words = CASE WHEN root::int % 50 = 7 THEN '{portal}' ELSE '{empresa}' END::text[],
 		nature = CASE WHEN root::int % 100 = 7 THEN '2062' ELSE '2135' END`)
 	dbtest.MustExec(t, d, `
 		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
