@@ -978,6 +978,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// row: "iguacu" with the large companies read 1,550 rows (1,438
 			// heap pages, 15 ms) for a page; this reads the ~1/30 of them
 			// whose signature holds the word's.
+			//
 			// Each joined laterally, in the walk's order: joined freely,
 			// PostgreSQL expected 20 companies of the signatures' walk and
 			// made it the inner side of a loop over every office by root
@@ -1500,11 +1501,12 @@ func companiesCollected(w *where) int {
 const signatureMisses = 30
 
 // walkWindow is how many companies a walk by the signatures
-// (shape.signedWalk) reads before their matches are collected: as many as hold
-// a page of matches as few as a collect reads (companiesCollected), 11 N / m,
-// 23,000 of the bench dump's 806,000. A window, not a time: the budget's
-// fifth (20 ms) let a walk of 3 ms alone run out under 8 connections on
-// two slow cores, and its page read 1,000 matches collected (0.2-1 s).
+// (shape.signedWalk) reads before their matches are collected: as many
+// as hold a page of matches as few as a collect reads
+// (companiesCollected), 11 N / m, 23,000 of the bench dump's 806,000. A
+// window, not a time: the budget's fifth (20 ms) let a walk of 3 ms alone
+// run out under 8 connections on two slow cores, and its page read 1,000
+// matches collected (0.2-1 s).
 func walkWindow(w *where) int {
 	return int(11 * w.codes.companyWords.rows / float64(companiesCollected(w)))
 }
@@ -1574,9 +1576,9 @@ func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 // are a common table expression, planned to be read whole (as a collect
 // is, through the filters' indexes: a LIMIT inside would let PostgreSQL
 // choose a walk in key order again), and read only as far as most+1. Its
-// count is nearly free where the count before it ran out
-// of its budget and said PostgreSQL's estimate (23 for 586 offices of an
-// activity, a nature and a size).
+// count is nearly free where the count before it ran out of its budget
+// and said PostgreSQL's estimate (23 for 586 offices of an activity, a
+// nature and a size).
 func boundedCollect(ctx context.Context, d sqlx.QueryerContext, sh shape, w *where, live, limit string, most int) (keys pq.StringArray, n int64, err error) {
 	with := make([]string, len(sh.branches))
 	bounded := make([]string, len(sh.branches))
