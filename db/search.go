@@ -1561,12 +1561,7 @@ func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		}
 		keys = append(keys, more...) // a key may be in both: a company name and its office's alias
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	if len(keys) < needed {
-		return keys, stillLive(ctx, d, q.Snapshot)
-	}
-	return keys[:needed], nil
+	return pageOfKeys(ctx, d, q, keys)
 }
 
 // boundedCollect reads a page collected, as branchesPage does, and counts
@@ -1909,12 +1904,19 @@ func walkPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w 
 		return nil, err
 	}
 	keys = append(keys, after...) // a key may be in both: a company name and its office's alias
+	return pageOfKeys(ctx, d, q, keys)
+}
+
+// pageOfKeys is a page of keys read in more than one statement: sorted,
+// each once, the first Limit+1. A page short of them ended the search,
+// and asks whether the snapshot is still the live one (stillLive).
+func pageOfKeys(ctx context.Context, d sqlx.QueryerContext, q Search, keys pq.StringArray) (pq.StringArray, error) {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	if len(keys) < needed {
-		return keys, stillLive(ctx, d, q.Snapshot)
+	if needed := q.Limit + 1; len(keys) >= needed {
+		return keys[:needed], nil
 	}
-	return keys[:needed], nil
+	return keys, stillLive(ctx, d, q.Snapshot)
 }
 
 // stillLive is ErrSnapshotChanged unless snapshot is the live one. A page

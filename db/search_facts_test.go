@@ -260,13 +260,7 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadPortalAliases(t, d, `nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END`)
-	dbtest.MustExec(t, d, `
-		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
-		CLUSTER cnpj.companies USING companies_shuffled;
-		DROP INDEX cnpj.companies_shuffled`)
-	for _, table := range []string{"offices", "companies", "office_lookups"} {
-		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
-	}
+	shuffle(t, d, "companies", "root")
 	store := db.NewStore(d, db.StoreOptions{})
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true}
 	store.Searches = read
@@ -330,6 +324,32 @@ func portalPages(t *testing.T, store *db.Store, snapshot int64, budget time.Dura
 	return keys, collected
 }
 
+// shuffle stores the table's rows in no order of key, as an import's
+// fold and joins leave them, and vacuums and analyzes the tables a search
+// of "portal" reads.
+func shuffle(t *testing.T, d *sqlx.DB, table, key string) {
+	t.Helper()
+	dbtest.MustExec(t, d, `CREATE INDEX `+table+`_shuffled ON cnpj.`+table+` (md5(`+key+`));
+		CLUSTER cnpj.`+table+` USING `+table+`_shuffled;
+		DROP INDEX cnpj.`+table+`_shuffled`)
+	for _, table := range []string{"offices", "companies", "office_lookups"} {
+		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
+	}
+}
+
+// portalMatches are SQL's first 30 offices of portalPages' search: those
+// whose company's name or alias holds "portal", of the nature 2062.
+func portalMatches(t *testing.T, d *sqlx.DB) []string {
+	t.Helper()
+	var want []string
+	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
+		WHERE (o.alias_words @> '{portal}' OR c.name_words @> '{portal}') AND c.nature = '2062'
+		ORDER BY o.tax_id LIMIT 30`); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
 // TestAliasesUpToTheCompanyNamesPage: of dbtest.LoadExclusiveFilters'
 // 100,000 companies, every tenth is named PORTAL and every twentieth
 // office has "portal" in its alias, all of one legal nature, the offices
@@ -344,25 +364,14 @@ func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
 		name_words = CASE WHEN root::int % 10 = 7 THEN '{portal}' ELSE name_words END`)
 	// The updated aliases lie together at the table's end; an import
 	// writes them among the others, in no order of key.
-	dbtest.MustExec(t, d, `
-		CREATE INDEX offices_shuffled ON cnpj.offices (md5(tax_id));
-		CLUSTER cnpj.offices USING offices_shuffled;
-		DROP INDEX cnpj.offices_shuffled`)
-	for _, table := range []string{"offices", "companies", "office_lookups"} {
-		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
-	}
+	shuffle(t, d, "offices", "tax_id")
 	store := db.NewStore(d, db.StoreOptions{})
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true, table: "offices"}
 	store.Searches = read
 	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
-		WHERE (o.alias_words @> '{portal}' OR c.name_words @> '{portal}') AND c.nature = '2062'
-		ORDER BY o.tax_id LIMIT 30`); err != nil {
-		t.Fatal(err)
-	}
+	want := portalMatches(t, d)
 	if got, _ := portalPages(t, store, snapshot, 0); !slices.Equal(got, want) {
 		t.Errorf("paged %v, want %v", got, want)
 	}
@@ -439,40 +448,28 @@ func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
 // TestCommonNameWithAFactWalkedBySignatures: of dbtest.LoadExclusiveFilters'
 // 100,000 companies, every fiftieth is named PORTAL (2,000, a common name),
 // the others EMPRESA, and every other PORTAL has the legal nature 2062 (the
-// others 2135), the
-// companies stored shuffled, as an import's fold leaves them. A page walks
-// the companies in key order by the signatures in their primary key,
-// reading a company's row only where its signature holds "portal", a
-// window of them under no timeout (walkWindow): each page statement reads
-// at most 300 buffers of the companies, where reading the row of every
-// company walked (about 1,100 for a page of matches one in 100, each on a
-// page of its own) read 653. Three pages, as SQL on the tables finds them,
-// the first one's keys from its count.
+// others 2135), the companies stored shuffled, as an import's fold leaves
+// them. A page walks the companies in key order by the signatures in
+// their primary key, reading a company's row only where its signature
+// holds "portal", a window of them under no timeout (walkWindow): each
+// page statement reads at most 300 buffers of the companies, where reading
+// the row of every company walked (about 1,100 for a page of matches one
+// in 100, each on a page of its own) read 653. Three pages, as SQL on the
+// tables finds them, the first one's keys from its count.
 func TestCommonNameWithAFactWalkedBySignatures(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadPortalAliases(t, d, `
 		name = CASE WHEN root::int % 50 = 7 THEN 'PORTAL ' || root ELSE name END,
 		name_words = CASE WHEN root::int % 50 = 7 THEN '{portal}' ELSE '{empresa}' END::text[],
 		nature = CASE WHEN root::int % 100 = 7 THEN '2062' ELSE '2135' END`)
-	dbtest.MustExec(t, d, `
-		CREATE INDEX companies_shuffled ON cnpj.companies (md5(root));
-		CLUSTER cnpj.companies USING companies_shuffled;
-		DROP INDEX cnpj.companies_shuffled`)
-	for _, table := range []string{"offices", "companies", "office_lookups"} {
-		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
-	}
+	shuffle(t, d, "companies", "root")
 	store, searches := recordingStore(d)
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true}
 	store.Searches = read
 	if _, err := store.Catalog.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	if err := d.Select(&want, `SELECT o.tax_id FROM cnpj.offices o JOIN cnpj.companies c ON c.root = o.root
-		WHERE (o.alias_words @> '{portal}' OR c.name_words @> '{portal}') AND c.nature = '2062'
-		ORDER BY o.tax_id LIMIT 30`); err != nil {
-		t.Fatal(err)
-	}
+	want := portalMatches(t, d)
 	got, collected := portalPages(t, store, snapshot, 100*time.Millisecond)
 	if collected {
 		t.Error("a page was collected, not walked")
