@@ -85,21 +85,18 @@ func (r *recordedSearches) underTimeout(ms int) int {
 // windowed counts the walks of a window of companies by their signatures
 // (windowedPage).
 func (r *recordedSearches) windowed() int {
-	n := 0
-	for _, s := range r.statements {
-		if strings.Contains(s, "row_number() OVER (ORDER BY c.root)") {
-			n++
-		}
-	}
-	return n
+	return r.containing("row_number() OVER (ORDER BY c.root)")
 }
 
 // explained counts the plans asked of PostgreSQL whether an index narrows
 // a collect (indexNarrowed).
-func (r *recordedSearches) explained() int {
+func (r *recordedSearches) explained() int { return r.containing("EXPLAIN (FORMAT JSON)") }
+
+// containing counts the statements that contain part.
+func (r *recordedSearches) containing(part string) int {
 	n := 0
 	for _, s := range r.statements {
-		if strings.Contains(s, "EXPLAIN (FORMAT JSON)") {
+		if strings.Contains(s, part) {
 			n++
 		}
 	}
