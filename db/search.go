@@ -983,13 +983,13 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 			// PostgreSQL expected 20 companies of the signatures' walk and
 			// made it the inner side of a loop over every office by root
 			// (1.05 s).
-			signed := func(window string) *branch {
+			signed := func(window int) *branch { // window: the companies walked at most, 0 for all
 				companies, cond := LiveSchema+".companies c", signedWords("c.name_sig", companyNameWords("c.root"), w.names, names)
 				keyset := ""
 				if w.after != "" {
 					keyset = "c.root >= left(" + w.after + ", 8)"
 				}
-				if window != "" {
+				if window > 0 {
 					// The window's companies numbered in key order: the
 					// condition on the number stops the walk there (a run
 					// condition), and PostgreSQL still expects the
@@ -1002,7 +1002,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 						companies += " WHERE " + keyset
 					}
 					companies = "(SELECT c.root, c.name_sig, row_number() OVER (ORDER BY c.root) AS rn FROM " + companies + ") c"
-					cond = "c.rn <= " + window + " AND " + cond
+					cond = "c.rn <= " + strconv.Itoa(window) + " AND " + cond
 				} else if keyset != "" {
 					// Not in a subquery: there PostgreSQL sorted every
 					// company after the key whose signature holds the
@@ -1015,8 +1015,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 					".offices o WHERE o.root = cs.root OFFSET 0) o"
 				return &branch{from: from, order: "cs.root, o.tax_id", after: after(false)}
 			}
-			company.paged = signed("")
-			company.windowed = func(n int) *branch { return signed(strconv.Itoa(n)) }
+			company.paged, company.windowed = signed(0), signed
 			sh.signedWalk = true
 		}
 		if len(w.nameFacts) > 0 {
@@ -1539,7 +1538,8 @@ func windowedPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape
 		companies := sh
 		companies.branches = []branch{b}
 		var n int64
-		if keys, n, err = boundedCollect(ctx, d, companies, w, live, limit, companiesCollected(w)); err == nil && n > int64(companiesCollected(w)) {
+		most := companiesCollected(w)
+		if keys, n, err = boundedCollect(ctx, d, companies, w, live, limit, most); err == nil && n > int64(most) {
 			keys, err = queryKeys(ctx, d, w, keysOf([]string{pagePart(sh, w, *b.paged, live, limit)}, limit))
 		}
 		if err != nil {
