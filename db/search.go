@@ -741,6 +741,9 @@ type branch struct {
 	// for matches, and collects and sorts the matches after them only
 	// when those offices held too few (see walkPage).
 	walk func(offices string) string
+	// walkCond, when set, is the walk's condition on the offices walked
+	// (as o: their tax_id, root and alias_sig), for cond.
+	walkCond string
 	// capped: a walk branch whose matches are first collected, at most
 	// collectCap of them, and walked only past that (see cappedPage).
 	capped bool
@@ -900,6 +903,12 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		if len(w.conds) == 0 {
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 			alias.capped = !w.codes.CommonAliasWords(w.names)
+			if w.codes.signatures {
+				// The walk reads the offices' alias signatures from
+				// offices_walk alone, and an alias only where its
+				// signature holds the name's (see walkPage).
+				alias.walkCond = signedWords("o.alias_sig", officeAliasWords("o.tax_id"), w.names, names)
+			}
 		}
 		// The offices whose alias holds the name, as a relation's SELECT.
 		aliased := "SELECT o.* FROM " + LiveSchema + ".offices o WHERE " + alias.cond
@@ -1862,8 +1871,14 @@ func walkPage(ctx context.Context, d sqlx.QueryerContext, q Search, sh shape, w 
 	b := sh.branches[walked]
 	// The columns the walk branch reads (its alias condition, its keyset):
 	// materializing whole rows took 7 % longer.
-	scan := w.sel(branch{from: LiveSchema + ".offices o"}, "o.tax_id, o.root, o.alias_words", w.walkKeyset())
-	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: b.cond}, sh.key+" AS k", live) + ")"
+	cols, cond := "o.tax_id, o.root, o.alias_words", b.cond
+	if b.walkCond != "" {
+		// Index-only: each walked office's alias was a heap page of its
+		// own ("antonia": 524 buffers a page, nearly all the page's).
+		cols, cond = "o.tax_id, o.root, o.alias_sig", b.walkCond
+	}
+	scan := w.sel(branch{from: LiveSchema + ".offices o"}, cols, w.walkKeyset())
+	parts[walked] = "(" + w.sel(branch{from: b.walk("walk"), cond: cond}, sh.key+" AS k", live) + ")"
 	page := "WITH walk AS MATERIALIZED (" + scan + " ORDER BY o.root, o.tax_id LIMIT " + strconv.Itoa(walkLength) + ")" +
 		" SELECT (" + keysOf(parts, limit) + "), (SELECT max(tax_id) FROM walk), (SELECT count(*) FROM walk)"
 	var (

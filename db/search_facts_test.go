@@ -15,26 +15,41 @@ import (
 )
 
 // companiesRead is a Store's search queryer that EXPLAINs each count and
-// page statement (each page statement alone, with pages) before running
-// it, keeping the most buffers one read of the companies (their table and
+// page statement (each page statement alone, with pages; each walk of the
+// aliases alone, with walks) before running it, keeping the most buffers one read of the companies (their table and
 // its indexes), or of table when set.
 type companiesRead struct {
 	sqlx.QueryerContext
 	t     *testing.T
 	d     *sqlx.DB
 	pages bool
+	walks bool   // only the walks of the aliases (walkPage's statements), their walk's buffers
 	table string // "": the companies
 	most  int64
+	worst string // the plan that read most
+	n     int    // the statements explained
 }
 
 func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	for _, part := range strings.Split(query, "; ") {
-		if (strings.HasPrefix(part, "WITH ") && !c.pages) || strings.HasPrefix(part, "SELECT coalesce(array_agg(k ORDER BY k)") {
+		read := (strings.HasPrefix(part, "WITH ") && !c.pages) || strings.HasPrefix(part, "SELECT coalesce(array_agg(k ORDER BY k)")
+		if c.walks {
+			read = strings.HasPrefix(part, "WITH walk ")
+		}
+		if read {
+			c.n++
 			var explained []struct{ Plan companiesNode }
-			if plan := c.explain(part); json.Unmarshal([]byte(plan), &explained) != nil || len(explained) == 0 {
+			plan := c.explain(part)
+			if json.Unmarshal([]byte(plan), &explained) != nil || len(explained) == 0 {
 				c.t.Fatalf("plan %s", plan)
 			}
-			c.most = max(c.most, explained[0].Plan.buffers(cmp.Or(c.table, "companies")))
+			b := explained[0].Plan.buffers(cmp.Or(c.table, "companies"))
+			if c.walks {
+				b = explained[0].Plan.subplan("CTE walk")
+			}
+			if b > c.most {
+				c.most, c.worst = b, plan
+			}
 		}
 	}
 	return c.QueryerContext.QueryRowxContext(ctx, query, args...)
@@ -63,6 +78,7 @@ func (c *companiesRead) explain(query string) string {
 type companiesNode struct {
 	Relation string          `json:"Relation Name"`
 	Index    string          `json:"Index Name"`
+	Subplan  string          `json:"Subplan Name"`
 	Hit      int64           `json:"Shared Hit Blocks"`
 	Read     int64           `json:"Shared Read Blocks"`
 	Plans    []companiesNode `json:"Plans"`
@@ -77,6 +93,18 @@ func (n companiesNode) buffers(table string) int64 {
 	var sum int64
 	for _, c := range n.Plans {
 		sum += c.buffers(table)
+	}
+	return sum
+}
+
+// subplan is the buffers the subplan named name read (0 if none ran).
+func (n companiesNode) subplan(name string) int64 {
+	if n.Subplan == name {
+		return n.Hit + n.Read
+	}
+	var sum int64
+	for _, c := range n.Plans {
+		sum += c.subplan(name)
 	}
 	return sum
 }

@@ -563,3 +563,85 @@ func TestRareNameCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestWalksReadTheOfficesKeyIndex: dbtest.LoadExclusiveFilters' 100,000
+// offices stored in no order of key (a walked office's row a heap page of
+// its own), every twentieth with "portal" in its alias and every seventh
+// in a CEP of 00000000-00999999 (no fixture office's). A CEP range's page walks the offices in
+// key order for its eleven (77 offices), and names.in "portal" walks 500
+// offices for their aliases: both read what they test from offices_walk
+// alone (the CEPs, the aliases' signatures; an alias itself only where its
+// signature holds the name's). Each CEP page statement reads at most 30
+// buffers of the offices (5; from their rows 108) and each walk of 500
+// offices at most 30 (6-8; from their rows about 500). Three pages of
+// each, as SQL on the tables finds them.
+func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
+	d, _ := dbtest.New(t)
+	snapshot := loadPortalAliases(t, d, "name = name")
+	dbtest.MustExec(t, d, `UPDATE cnpj.offices SET zip = '00' || right(root, 6)
+		WHERE root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$' AND root::int % 7 = 0`)
+	shuffle(t, d, "offices", "tax_id")
+	allVisible(t, d, "offices")
+	for _, c := range []struct {
+		name    string
+		filters []db.Filter
+		walks   bool
+		most    int64
+		want    string
+	}{
+		{"a CEP range", []db.Filter{{Field: "address.zip", Op: db.OpGte, Texts: []string{"00000000"}},
+			{Field: "address.zip", Op: db.OpLte, Texts: []string{"00999999"}}}, false, 30,
+			`SELECT tax_id FROM cnpj.offices WHERE zip BETWEEN '00000000' AND '00999999' ORDER BY tax_id LIMIT 30`},
+		{"a name's aliases", []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}}}, true, 30,
+			`SELECT tax_id FROM cnpj.offices WHERE alias_words @> '{portal}' ORDER BY tax_id LIMIT 30`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			store := db.NewStore(d, db.StoreOptions{})
+			read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true, walks: c.walks, table: "offices"}
+			store.Searches = read
+			var want []string
+			if err := d.Select(&want, c.want); err != nil {
+				t.Fatal(err)
+			}
+			q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: c.filters}
+			var got []string
+			for range 3 {
+				p, err := store.SearchOffices(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, p.Keys...)
+				q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("paged %v, want %v", got, want)
+			}
+			if read.n < 2 {
+				t.Errorf("%d statements walked the offices, want one a page after the first at least", read.n)
+			}
+			if read.most > c.most {
+				t.Errorf("a statement read %d buffers of the offices, want at most %d; its plan:\n%s", read.most, c.most, read.worst)
+			}
+		})
+	}
+}
+
+// allVisible vacuums the table until its pages are all marked visible, so
+// that its indexes are read alone: a VACUUM while another session's
+// snapshot is older than the rows' writes (tests running beside this one)
+// leaves them unmarked, and a walk then reads the rows too.
+func allVisible(t *testing.T, d *sqlx.DB, table string) {
+	t.Helper()
+	for range 100 {
+		dbtest.MustExec(t, d, "VACUUM cnpj."+table)
+		var all bool
+		if err := d.Get(&all, `SELECT relallvisible >= relpages FROM pg_class WHERE oid = $1::regclass`, "cnpj."+table); err != nil {
+			t.Fatal(err)
+		}
+		if all {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: pages still not all visible after 100 vacuums", table)
+}

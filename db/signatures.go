@@ -79,3 +79,9 @@ func signedWords(sigColumn, words string, alternatives [][]string, args []string
 func companyNameWords(root string) string {
 	return "(SELECT cw.name_words FROM " + LiveSchema + ".companies cw WHERE cw.root = " + root + ")"
 }
+
+// officeAliasWords is the alias words of the office whose tax id is taxID,
+// as a scalar subquery (see companyNameWords).
+func officeAliasWords(taxID string) string {
+	return "(SELECT ow.alias_words FROM " + LiveSchema + ".offices ow WHERE ow.tax_id = " + taxID + ")"
+}

@@ -708,6 +708,7 @@ var buildCosts = map[string]float64{
 	"office_lookups_alias_facts": 0.3,
 	"companies_name_words":       2.0,
 	"offices_root":               1.1,
+	"offices_walk":               1.5,
 	"offices_municipality":       1.9,
 	"offices_activity":           2.0,
 	"offices_side_activities":    0.6,
