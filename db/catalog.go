@@ -68,6 +68,11 @@ type Codes struct {
 	// (offices_founded and the others, built together); without them a
 	// probe of a bound's range (probeRanges) would sort the whole table.
 	boundIndexes bool
+	// walkIndex: the snapshot has offices_walk, from which a name's walk
+	// of the aliases reads their signatures; without it the walk reads
+	// the aliases themselves, as it did (the signatures from the rows
+	// would cost their reads and a probe more per match).
+	walkIndex bool
 	// officesPerCompany and stateShare (each state's share of the
 	// offices), from the same statistics, for NamesEstimate.
 	officesPerCompany float64
@@ -547,6 +552,9 @@ func loadCodes(ctx context.Context, d *sqlx.DB) (*Codes, error) {
 		}
 	}
 	if codes.boundIndexes, err = hasLiveTable(ctx, tx, "offices_founded"); err != nil {
+		return nil, err
+	}
+	if codes.walkIndex, err = hasLiveTable(ctx, tx, "offices_walk"); err != nil {
 		return nil, err
 	}
 	if codes.officesPerCompany, codes.stateShare, err = loadShares(ctx, tx); err != nil {

@@ -903,7 +903,7 @@ func (s *Store) SearchOffices(ctx context.Context, q Search) (SearchPage, error)
 		if len(w.conds) == 0 {
 			alias.order, alias.walk = "", func(offices string) string { return fromOffices(offices+" o", w.company) }
 			alias.capped = !w.codes.CommonAliasWords(w.names)
-			if w.codes.signatures {
+			if w.codes.signatures && w.codes.walkIndex {
 				// The walk reads the offices' alias signatures from
 				// offices_walk alone, and an alias only where its
 				// signature holds the name's (see walkPage).

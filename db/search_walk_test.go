@@ -574,7 +574,8 @@ func TestRareNameCounted(t *testing.T) {
 // signature holds the name's). Each CEP page statement reads at most 30
 // buffers of the offices (5; from their rows 108) and each walk of 500
 // offices at most 30 (6-8; from their rows about 500). Three pages of
-// each, as SQL on the tables finds them.
+// each, as SQL on the tables finds them. A snapshot imported before
+// offices_walk walks the aliases themselves, as before: the same pages.
 func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 	d, _ := dbtest.New(t)
 	snapshot := loadPortalAliases(t, d, "name = name")
@@ -603,17 +604,7 @@ func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 			if err := d.Select(&want, c.want); err != nil {
 				t.Fatal(err)
 			}
-			q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: c.filters}
-			var got []string
-			for range 3 {
-				p, err := store.SearchOffices(context.Background(), q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, p.Keys...)
-				q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
-			}
-			if !slices.Equal(got, want) {
+			if got := threePages(t, store, snapshot, c.filters); !slices.Equal(got, want) {
 				t.Errorf("paged %v, want %v", got, want)
 			}
 			if read.n < 2 {
@@ -624,6 +615,39 @@ func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 			}
 		})
 	}
+	t.Run("without offices_walk", func(t *testing.T) {
+		dbtest.MustExec(t, d, "DROP INDEX cnpj.offices_walk")
+		store := db.NewStore(d, db.StoreOptions{})
+		read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, walks: true, table: "offices"}
+		store.Searches = read
+		var want []string
+		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE alias_words @> '{portal}' ORDER BY tax_id LIMIT 30`); err != nil {
+			t.Fatal(err)
+		}
+		if got := threePages(t, store, snapshot, []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}}}); !slices.Equal(got, want) {
+			t.Errorf("paged %v, want %v", got, want)
+		}
+		if read.n < 2 {
+			t.Errorf("%d walks of the aliases, want one a page after the first at least", read.n)
+		}
+	})
+}
+
+// threePages are the keys of a search's first three pages of ten, each
+// after the last, as a client following next.
+func threePages(t *testing.T, store *db.Store, snapshot int64, filters []db.Filter) []string {
+	t.Helper()
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: filters}
+	var keys []string
+	for range 3 {
+		p, err := store.SearchOffices(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, p.Keys...)
+		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
+	}
+	return keys
 }
 
 // allVisible vacuums the table until its pages are all marked visible, so
