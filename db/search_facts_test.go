@@ -16,18 +16,19 @@ import (
 
 // companiesRead is a Store's search queryer that EXPLAINs each count and
 // page statement (each page statement alone, with pages; each walk of the
-// aliases alone, with walks) before running it, keeping the most buffers one read of the companies (their table and
-// its indexes), or of table when set.
+// aliases alone, its walk's buffers, with walks) before running it,
+// keeping the most buffers one read of the companies (their table and its
+// indexes), or of table when set, and the plan that read them.
 type companiesRead struct {
 	sqlx.QueryerContext
 	t     *testing.T
 	d     *sqlx.DB
 	pages bool
-	walks bool   // only the walks of the aliases (walkPage's statements), their walk's buffers
+	walks bool
 	table string // "": the companies
 	most  int64
-	worst string // the plan that read most
-	n     int    // the statements explained
+	worst string
+	n     int // the statements explained
 }
 
 func (c *companiesRead) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
@@ -336,20 +337,10 @@ func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
 // collected.
 func portalPages(t *testing.T, store *db.Store, snapshot int64, budget time.Duration) (keys []string, collected bool) {
 	t.Helper()
-	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, WalkBudget: budget, Filters: []db.Filter{
+	return threePages(t, store, snapshot, budget, []db.Filter{
 		{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}},
 		{Field: "company.nature.id", Op: db.OpIn, Ints: []int{2062}},
-	}}
-	for range 3 {
-		p, err := store.SearchOffices(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		collected = collected || p.Collected
-		keys = append(keys, p.Keys...)
-		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
-	}
-	return keys, collected
+	})
 }
 
 // shuffle stores the table's rows in no order of key, as an import's

@@ -567,8 +567,9 @@ func TestRareNameCounted(t *testing.T) {
 // TestWalksReadTheOfficesKeyIndex: dbtest.LoadExclusiveFilters' 100,000
 // offices stored in no order of key (a walked office's row a heap page of
 // its own), every twentieth with "portal" in its alias and every seventh
-// in a CEP of 00000000-00999999 (no fixture office's). A CEP range's page walks the offices in
-// key order for its eleven (77 offices), and names.in "portal" walks 500
+// in a CEP of 00000000-00999999 (no fixture office's). A CEP range's page
+// walks the offices in key order for its eleven (77 offices), and
+// names.in "portal" walks 500
 // offices for their aliases: both read what they test from offices_walk
 // alone (the CEPs, the aliases' signatures; an alias itself only where its
 // signature holds the name's). Each CEP page statement reads at most 30
@@ -604,7 +605,7 @@ func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 			if err := d.Select(&want, c.want); err != nil {
 				t.Fatal(err)
 			}
-			if got := threePages(t, store, snapshot, c.filters); !slices.Equal(got, want) {
+			if got, _ := threePages(t, store, snapshot, 0, c.filters); !slices.Equal(got, want) {
 				t.Errorf("paged %v, want %v", got, want)
 			}
 			if read.n < 2 {
@@ -624,7 +625,7 @@ func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 		if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE alias_words @> '{portal}' ORDER BY tax_id LIMIT 30`); err != nil {
 			t.Fatal(err)
 		}
-		if got := threePages(t, store, snapshot, []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}}}); !slices.Equal(got, want) {
+		if got, _ := threePages(t, store, snapshot, 0, []db.Filter{{Field: "names", Op: db.OpIn, Words: [][]string{{"portal"}}}}); !slices.Equal(got, want) {
 			t.Errorf("paged %v, want %v", got, want)
 		}
 		if read.n < 2 {
@@ -634,26 +635,27 @@ func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
 }
 
 // threePages are the keys of a search's first three pages of ten, each
-// after the last, as a client following next.
-func threePages(t *testing.T, store *db.Store, snapshot int64, filters []db.Filter) []string {
+// after the last, as a client following next, with a walk budget (0:
+// none); collected says whether a page was collected.
+func threePages(t *testing.T, store *db.Store, snapshot int64, budget time.Duration, filters []db.Filter) (keys []string, collected bool) {
 	t.Helper()
-	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, Filters: filters}
-	var keys []string
+	q := db.Search{Snapshot: snapshot, Limit: 10, CountLimit: 1000, CountBudget: time.Second, WalkBudget: budget, Filters: filters}
 	for range 3 {
 		p, err := store.SearchOffices(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
+		collected = collected || p.Collected
 		keys = append(keys, p.Keys...)
 		q.After, q.Count, q.Exact = p.Keys[len(p.Keys)-1], p.Count, p.Exact
 	}
-	return keys
+	return keys, collected
 }
 
 // allVisible vacuums the table until its pages are all marked visible, so
-// that its indexes are read alone: a VACUUM while another session's
-// snapshot is older than the rows' writes (tests running beside this one)
-// leaves them unmarked, and a walk then reads the rows too.
+// that its indexes are read alone: VACUUM leaves a page unmarked while a
+// snapshot may still not see its rows, and an index-only walk of an
+// unmarked page reads the rows too.
 func allVisible(t *testing.T, d *sqlx.DB, table string) {
 	t.Helper()
 	for range 100 {
