@@ -47,6 +47,11 @@ func newServer(t testing.TB) *server {
 }
 
 func serverOver(t testing.TB, d *sqlx.DB, timeout time.Duration) *server {
+	return serverSearching(t, d, timeout, nil)
+}
+
+// serverSearching is serverOver with the searches tuned (nil: the defaults).
+func serverSearching(t testing.TB, d *sqlx.DB, timeout time.Duration, search *service.SearchSettings) *server {
 	var n atomic.Int64
 	s := &server{db: d, roundTrips: &n}
 	store := db.NewStore(d, db.StoreOptions{OnQuery: func(query string) {
@@ -55,7 +60,7 @@ func serverOver(t testing.TB, d *sqlx.DB, timeout time.Duration) *server {
 		s.sql = append(s.sql, query)
 		s.mu.Unlock()
 	}})
-	svc := service.New(store, service.Options{Now: func() time.Time { return now }})
+	svc := service.New(store, service.Options{Now: func() time.Time { return now }, Search: search})
 	s.h = rest.NewRouter(rest.Deps{Service: svc, RequestTimeout: timeout, CORSOrigins: []string{"https://app.example.com"}})
 	return s
 }
