@@ -146,9 +146,7 @@ func (r *recordedSearches) pagesRead() int {
 // it is collected all the same: the walk might have met a rare match
 // early, which a collect would have read every office for.
 func TestExclusiveFiltersCollectedPastTheWalkBudget(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	store, searches := recordingStore(d)
 
@@ -224,9 +222,7 @@ func withPageOf(q db.Search, limit int) db.Search {
 // collected nor carries a collect, and the count stays the estimate.
 // Paging still visits the 4 once each, in key order.
 func TestCollectPastTheBudgetBounded(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	var want []string
 	if err := d.Select(&want, `SELECT tax_id FROM cnpj.offices WHERE main_activity = '9492800' AND status = '02'
@@ -268,9 +264,7 @@ func TestCollectPastTheBudgetBounded(t *testing.T) {
 // 120 ms a page, with the index 6-11), and with the nature alone indexed
 // their rows were read from the heap (at ten times the dump 290 ms).
 func TestRareNatureReadThroughItsIndex(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	dbtest.WithoutActivityFacts(t, d) // walked and collected, as a sparse search it does not answer
 	dbtest.MustExec(t, d, `UPDATE cnpj.companies SET nature = CASE WHEN root::int % 20 = 0 AND root::int > 90099000 THEN '2143' ELSE '2062' END
 		WHERE root >= '90000001'`)
@@ -327,9 +321,7 @@ func TestRareNatureReadThroughItsIndex(t *testing.T) {
 // every match once, in key order, and a probed first page counts its
 // matches exactly.
 func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	store, searches := recordingStore(d)
 
 	activity := db.Filter{Field: "mainActivity.id", Op: db.OpIn, Ints: []int{dbtest.ExclusiveActivity}}
@@ -396,9 +388,7 @@ func TestActivityFactsProbedFromTheirIndex(t *testing.T) {
 // probed from the activity's facts or from an enrolment date's index, the
 // same offices.
 func TestSimplesOfTheCompanyOnly(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	const orphan = "77000001000100"
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.offices (tax_id, root, head, main_activity, status) VALUES ($1, left($1, 8), true, '9492800', '02')`, orphan)
 	dbtest.MustExec(t, d, `INSERT INTO cnpj.simples VALUES (left($1, 8), true, '2001-01-01', NULL, true, '2001-01-01', NULL)`, orphan)
@@ -450,9 +440,7 @@ func TestSimplesOfTheCompanyOnly(t *testing.T) {
 // side one (two of their companies Simples optants), and so does one of
 // the activity's own optants (found once).
 func TestActivitiesWithFactsProbed(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	dbtest.MustExec(t, d, `
 		UPDATE cnpj.offices SET side_activities = CASE
 			WHEN root::int % 1000 = 1 OR root = '90099920' THEN ARRAY[lpad((root::int % 10)::text, 7, '0'), '9492800']

@@ -125,8 +125,7 @@ func (n companiesNode) subplan(name string) int64 {
 // the companies (the word's alone: 1,000 and more). Paging visits
 // the matches once each, in key order, as SQL on the tables finds them.
 func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadChurches(t, d)
+	d, snapshot := loadChurches(t)
 	store := db.NewStore(d, db.StoreOptions{})
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d}
 	store.Searches = read
@@ -182,16 +181,20 @@ func TestNameWithCompanyFactsFromTheIndex(t *testing.T) {
 	}
 }
 
-// loadChurches writes dbtest.LoadExclusiveFilters' offices and companies,
-// every twentieth company named IGREJA (5,000 churches), the others
-// EMPRESA (95,000), their facts as TestNameWithCompanyFactsFromTheIndex
-// and TestCommonNameWithFactsCollected say, in key order, folded and
-// analyzed, with the names' signatures an import writes, and returns the
-// live snapshot.
-func loadChurches(t *testing.T, d *sqlx.DB) int64 {
+// loadChurches is a database (a copy: dbtest.Copied) with
+// dbtest.LoadExclusiveFilters' offices and companies, every twentieth
+// company named IGREJA (5,000 churches), the others EMPRESA (95,000),
+// their facts as TestNameWithCompanyFactsFromTheIndex and
+// TestCommonNameWithFactsCollected say, in key order, folded and analyzed,
+// with the names' signatures an import writes, and its live snapshot.
+func loadChurches(t *testing.T) (*sqlx.DB, int64) {
 	t.Helper()
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	return dbtest.Copied(t, "churches", writeChurches)
+}
+
+func writeChurches(t testing.TB) (*sqlx.DB, int64) {
+	t.Helper()
+	d, snapshot := dbtest.Exclusive(t)
 	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
 	const churches = `CASE WHEN root ~ '^[0-9]{8}$' THEN root::int % 20 = 0 END`
 	dbtest.MustExec(t, d, `
@@ -213,7 +216,7 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 	for _, table := range []string{"companies", "simples", "office_lookups"} {
 		dbtest.MustExec(t, d, "VACUUM ANALYZE cnpj."+table)
 	}
-	return snapshot
+	return d, snapshot
 }
 
 // TestCommonNameWithFactsCollected: a name of 95,000 companies (EMPRESA,
@@ -231,8 +234,7 @@ func loadChurches(t *testing.T, d *sqlx.DB) int64 {
 // PostgreSQL, left to join them, read whole (a collect no index narrows).
 // Paging visits the matches once each, in key order.
 func TestCommonNameWithFactsCollected(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadChurches(t, d)
+	d, snapshot := loadChurches(t)
 	size5 := db.Filter{Field: "company.size.id", Op: db.OpIn, Ints: []int{5}}
 	all := []string{"90000001000100", "90050001000100", "90099999000100"}
 	for _, c := range []struct {
@@ -287,8 +289,7 @@ func TestCommonNameWithFactsCollected(t *testing.T) {
 // them. (The first page's count, tried as a name with a company's fact
 // is, reads up to its limit of them: not a page statement.)
 func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadPortalAliases(t, d, `nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END`)
+	d, snapshot := loadPortalAliases(t, `nature = CASE WHEN root::int % 1000 = 1 THEN '2135' ELSE '2062' END`)
 	shuffle(t, d, "companies", "root")
 	store := db.NewStore(d, db.StoreOptions{})
 	read := &companiesRead{QueryerContext: store.Searches, t: t, d: d, pages: true}
@@ -313,14 +314,14 @@ func TestAliasesWithACompanyFilterSortedFirst(t *testing.T) {
 	}
 }
 
-// loadPortalAliases loads the fixture and dbtest.LoadExclusiveFilters'
-// 100,000 companies, gives every twentieth of their offices "portal" in
-// its alias, sets the companies' columns as set says, and folds them
+// loadPortalAliases is a database with the fixture and
+// dbtest.LoadExclusiveFilters' 100,000 companies (dbtest.Exclusive), and
+// its live snapshot; every twentieth of their offices gets "portal" in its
+// alias, the companies' columns are set as set says, and they are folded
 // into office_lookups, with the names' signatures an import writes.
-func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
+func loadPortalAliases(t *testing.T, set string) (*sqlx.DB, int64) {
 	t.Helper()
-	snapshot := dbtest.LoadFixture(t, d)
-	dbtest.LoadExclusiveFilters(t, d)
+	d, snapshot := dbtest.Exclusive(t)
 	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
 	dbtest.MustExec(t, d, `
 		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
@@ -328,7 +329,7 @@ func loadPortalAliases(t *testing.T, d *sqlx.DB, set string) int64 {
 		UPDATE cnpj.companies SET `+set+` WHERE `+written)
 	dbtest.Sign(t, d)
 	dbtest.Fold(t, d)
-	return snapshot
+	return d, snapshot
 }
 
 // portalPages reads three pages of ten of names.in "portal" with the
@@ -377,8 +378,7 @@ func portalMatches(t *testing.T, d *sqlx.DB) []string {
 // page statement reads at most 400 buffers of the offices, where sorting
 // the 5,000 aliases read 1,097. The pages are SQL's.
 func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadPortalAliases(t, d, `nature = '2062',
+	d, snapshot := loadPortalAliases(t, `nature = '2062',
 		name = CASE WHEN root::int % 10 = 7 THEN 'PORTAL ' || root ELSE name END,
 		name_words = CASE WHEN root::int % 10 = 7 THEN '{portal}' ELSE name_words END`)
 	// The updated aliases lie together at the table's end; an import
@@ -409,11 +409,10 @@ func TestAliasesUpToTheCompanyNamesPage(t *testing.T) {
 // find the two read thousands. Without the index (a snapshot imported
 // before it), the same matches.
 func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
-	d, _ := dbtest.New(t)
 	// Named as loadChurches names them, so that the statistics list the
 	// companies' words whatever ANALYZE samples, and "portal", in none,
 	// is a word of few companies: its count is tried.
-	snapshot := loadChurches(t, d)
+	d, snapshot := loadChurches(t)
 	const written = `root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$'`
 	dbtest.MustExec(t, d, `
 		UPDATE cnpj.offices SET alias = 'PORTAL ' || root, alias_words = '{portal}'
@@ -476,8 +475,7 @@ func TestAliasesWithACompanyFactFromTheIndex(t *testing.T) {
 // in 100, each on a page of its own) read 653. Three pages, as SQL on the
 // tables finds them, the first one's keys from its count.
 func TestCommonNameWithAFactWalkedBySignatures(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadPortalAliases(t, d, `
+	d, snapshot := loadPortalAliases(t, `
 		name = CASE WHEN root::int % 50 = 7 THEN 'PORTAL ' || root ELSE name END,
 		name_words = CASE WHEN root::int % 50 = 7 THEN '{portal}' ELSE '{empresa}' END::text[],
 		nature = CASE WHEN root::int % 100 = 7 THEN '2062' ELSE '2135' END`)

@@ -578,8 +578,7 @@ func TestRareNameCounted(t *testing.T) {
 // each, as SQL on the tables finds them. A snapshot imported before
 // offices_walk walks the aliases themselves, as before: the same pages.
 func TestWalksReadTheOfficesKeyIndex(t *testing.T) {
-	d, _ := dbtest.New(t)
-	snapshot := loadPortalAliases(t, d, "name = name")
+	d, snapshot := loadPortalAliases(t, "name = name")
 	dbtest.MustExec(t, d, `UPDATE cnpj.offices SET zip = '00' || right(root, 6)
 		WHERE root BETWEEN '90000001' AND '90100000' AND root ~ '^[0-9]{8}$' AND root::int % 7 = 0`)
 	shuffle(t, d, "offices", "tax_id")

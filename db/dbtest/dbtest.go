@@ -6,6 +6,8 @@ package dbtest
 import (
 	"context"
 	"fmt"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,15 +31,78 @@ func NewURL(t testing.TB) string {
 func New(t testing.TB) (*sqlx.DB, string) {
 	t.Helper()
 	u := NewURL(t)
+	d := open(t, u)
+	if err := db.Migrate(context.Background(), d); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	return d, u
+}
+
+func open(t testing.TB, u string) *sqlx.DB {
+	t.Helper()
 	d, err := db.Open(context.Background(), u)
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
-	if err := db.Migrate(context.Background(), d); err != nil {
-		t.Fatalf("dbtest: %v", err)
+	return d
+}
+
+// Copied returns a throwaway database that is a copy of the one build
+// returns (with its live snapshot), build running once per test process
+// for each name: a fixture that takes seconds to write is copied in a
+// fraction of one (100,000 offices: 8 s written, 0.3-0.7 s copied). A
+// package whose tests call it drops the copies' templates in its TestMain
+// (Main).
+func Copied(t testing.TB, name string, build func(testing.TB) (*sqlx.DB, int64)) (*sqlx.DB, int64) {
+	t.Helper()
+	templates.Lock()
+	tm := templates.byName[name]
+	if tm == nil {
+		tm = &template{}
+		templates.byName[name] = tm
 	}
-	return d, u
+	templates.Unlock()
+	tm.once.Do(func() {
+		d, snapshot := build(t)
+		var from string
+		if err := d.Get(&from, "SELECT current_database()"); err != nil {
+			t.Fatalf("dbtest: template %s: %v", name, err)
+		}
+		_ = d.Close() // a database is copied with nobody connected to it
+		copyOf, err := pgtest.CreateTemplate(from)
+		if err != nil {
+			t.Fatalf("dbtest: template %s: %v", name, err)
+		}
+		tm.db, tm.snapshot = copyOf, snapshot
+	})
+	if tm.db == "" {
+		t.Fatalf("dbtest: template %s could not be built (see the first test that asked for it)", name)
+	}
+	return open(t, pgtest.CopyURL(t, tm.db)), tm.snapshot
+}
+
+// templates are Copied's, by name.
+var templates = struct {
+	sync.Mutex
+	byName map[string]*template
+}{byName: map[string]*template{}}
+
+type template struct {
+	once     sync.Once
+	db       string // "": build failed
+	snapshot int64
+}
+
+// Main runs a package's tests and then drops the templates Copied made
+// (and those of earlier runs killed before they could): a package's
+// TestMain is os.Exit(dbtest.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if err := pgtest.DropTemplates(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbtest: drop the templates:", err)
+	}
+	return code
 }
 
 // MustExec runs statements, failing the test on error.

@@ -42,6 +42,19 @@ func LoadExclusiveFilters(t testing.TB, d *sqlx.DB) {
 	}
 }
 
+// Exclusive is a throwaway database with the fixture and
+// LoadExclusiveFilters' offices (a copy of them, Copied), and its live
+// snapshot.
+func Exclusive(t testing.TB) (*sqlx.DB, int64) {
+	t.Helper()
+	return Copied(t, "exclusive", func(t testing.TB) (*sqlx.DB, int64) {
+		d, _ := New(t)
+		snapshot := LoadFixture(t, d)
+		LoadExclusiveFilters(t, d)
+		return d, snapshot
+	})
+}
+
 // WithoutActivityFacts drops office_lookups_activity, as from a snapshot
 // imported before it: a search of ExclusiveActivity with a company's fact
 // is then walked in key order within its budget and collected past it,
